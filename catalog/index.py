@@ -1,0 +1,114 @@
+"""The read API the MCP layer uses: the active snapshot, and one snapshot's index
+held in memory once per process per SHA.
+
+CONTRACT (implemented by the publishing work; mcpapi relies on it):
+
+    active_snapshot() -> SnapshotRef | None
+        One cheap query per call (no caching across requests: a publish is seen
+        by the very next request).
+    find_snapshot(revision: str) -> SnapshotRef | None
+        A stored snapshot by full SHA or unique prefix (>= 7 hex chars).
+    load_index(ref: SnapshotRef) -> SnapshotIndex
+        Cached per process per SHA (a small LRU); built from the database once.
+    read_blob(sha256: str) -> bytes
+        A file's bytes by content hash (one query; not cached in the index).
+
+    SnapshotIndex.visible(zdr_cleared: bool) -> VisibleIndex
+        The ONLY way tools and resources reach skills: a caller not cleared for
+        ZDR gets a view in which required_zdr skills do not exist at all.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from catalog.config import RegistryConfig
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotRef:
+    sha: str
+    published_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    path: str
+    size: int
+    sha256: str
+    media_type: str
+    executable: bool
+
+    def manifest(self) -> dict:
+        return {
+            "path": self.path,
+            "size": self.size,
+            "sha256": self.sha256,
+            "media_type": self.media_type,
+            "executable": self.executable,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SkillEntry:
+    id: str
+    name: str
+    description: str
+    version: str
+    tags: tuple[str, ...]
+    keywords: tuple[str, ...]
+    requires: tuple[str, ...]
+    required_zdr: bool
+    content_hash: str
+    instructions: str
+    skill_md_sha256: str
+    skill_md_size: int
+    files: tuple[FileEntry, ...]  # sorted by path; SKILL.md is not one
+
+    def metadata(self) -> dict:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "description": self.description,
+            "version": self.version,
+            "tags": list(self.tags),
+            "keywords": list(self.keywords),
+            "requires": list(self.requires),
+            "required_zdr": self.required_zdr,
+            "content_hash": self.content_hash,
+        }
+
+    def file(self, path: str) -> FileEntry | None:
+        raise NotImplementedError
+
+
+class VisibleIndex:
+    """The skills one caller may see, sorted by id."""
+
+    skills: tuple[SkillEntry, ...]
+
+    def get(self, skill_id: str) -> SkillEntry | None:
+        raise NotImplementedError
+
+
+class SnapshotIndex:
+    ref: SnapshotRef
+    config: RegistryConfig
+
+    def visible(self, zdr_cleared: bool) -> VisibleIndex:
+        raise NotImplementedError
+
+
+def active_snapshot() -> SnapshotRef | None:
+    raise NotImplementedError
+
+
+def find_snapshot(revision: str) -> SnapshotRef | None:
+    raise NotImplementedError
+
+
+def load_index(ref: SnapshotRef) -> SnapshotIndex:
+    raise NotImplementedError
+
+
+def read_blob(sha256: str) -> bytes:
+    raise NotImplementedError

@@ -1,0 +1,112 @@
+"""Settings for the Skills Registry, read from the environment (SPEC §7–8)."""
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from skillsite.env import env_bool, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+DEBUG = env_bool("DJANGO_DEBUG", False)
+SECRET_KEY = env_str("DJANGO_SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set unless DJANGO_DEBUG is on.")
+    SECRET_KEY = "insecure-debug-only-key"  # noqa: S105 - only ever used with DEBUG on
+
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
+
+INSTALLED_APPS = [
+    "django.contrib.contenttypes",
+    "django.contrib.auth",
+    "rest_framework",
+    "catalog",
+    "accounts",
+    "mcpapi",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.middleware.common.CommonMiddleware",
+]
+
+ROOT_URLCONF = "skillsite.urls"
+WSGI_APPLICATION = "skillsite.wsgi.application"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {"context_processors": ["django.template.context_processors.request"]},
+    }
+]
+
+SQLITE_BUSY_TIMEOUT_SECONDS = env_float("SQLITE_BUSY_TIMEOUT_SECONDS", 30.0, minimum=0)
+
+
+def database_from_url(url: str) -> dict:
+    """One DATABASES entry from a URL, with the SQLite tuning serving relies on.
+
+    WAL lets readers run beside a publishing writer; IMMEDIATE transactions take
+    the write lock up front, so two writers queue on the busy timeout instead of
+    failing on a lock upgrade.
+    """
+    config = dj_database_url.parse(url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60, minimum=0))
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        config["CONN_MAX_AGE"] = 0 if config["NAME"] == ":memory:" else config["CONN_MAX_AGE"]
+        config["OPTIONS"] = {
+            "timeout": SQLITE_BUSY_TIMEOUT_SECONDS,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
+        }
+    return config
+
+
+DATABASES = {"default": database_from_url(env_str("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+CACHE_URL = env_str("CACHE_URL")
+if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}}
+elif CACHE_URL in ("", "locmem://"):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    raise ImproperlyConfigured(f"CACHE_URL must be a redis:// URL or locmem://, got {CACHE_URL!r}")
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+# The skills repository: --repo, else this, else the project directory (SPEC §9).
+SKILLS_REPO_PATH = env_str("SKILLS_REPO_PATH") or str(BASE_DIR)
+
+# Callers (SPEC §7).
+SKILLS_READ_TOKENS = env_list("SKILLS_READ_TOKENS")
+SKILLS_ZDR_TOKENS = env_list("SKILLS_ZDR_TOKENS")
+ALLOWED_GITHUB_LOGINS = env_list("ALLOWED_GITHUB_LOGINS")
+ZDR_GITHUB_LOGINS = env_list("ZDR_GITHUB_LOGINS")
+GITHUB_API_URL = env_str("GITHUB_API_URL", "https://api.github.com").rstrip("/")
+GITHUB_TIMEOUT_SECONDS = env_float("GITHUB_TIMEOUT_SECONDS", 5.0, minimum=0.1)
+GITHUB_CACHE_SECONDS = env_int("GITHUB_CACHE_SECONDS", 300, minimum=0)
+GITHUB_FAILURE_CACHE_SECONDS = env_int("GITHUB_FAILURE_CACHE_SECONDS", 30, minimum=0)
+MCP_ALLOWED_ORIGINS = env_list("MCP_ALLOWED_ORIGINS")
+
+# The largest request body /mcp will read (SPEC §9: 1 MiB).
+MCP_MAX_BODY_BYTES = env_int("MCP_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = MCP_MAX_BODY_BYTES
+
+# How long `publish` waits for another publish to finish before giving up.
+PUBLISH_LOCK_TIMEOUT_SECONDS = env_float("PUBLISH_LOCK_TIMEOUT_SECONDS", 300.0, minimum=0)
+
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {"django.request": {"level": "ERROR"}},
+}
