@@ -18,7 +18,8 @@ CONTRACT (implemented by the publishing work; mcpapi relies on it):
         ZDR gets a view in which required_zdr skills do not exist at all.
 """
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from catalog.config import RegistryConfig
@@ -63,6 +64,10 @@ class SkillEntry:
     skill_md_sha256: str
     skill_md_size: int
     files: tuple[FileEntry, ...]  # sorted by path; SKILL.md is not one
+    _files_by_path: dict[str, FileEntry] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_files_by_path", {entry.path: entry for entry in self.files})
 
     def metadata(self) -> dict:
         return {
@@ -78,24 +83,38 @@ class SkillEntry:
         }
 
     def file(self, path: str) -> FileEntry | None:
-        raise NotImplementedError
+        """The supporting file at exactly `path` (no normalisation), if the skill lists it."""
+        return self._files_by_path.get(path)
 
 
 class VisibleIndex:
-    """The skills one caller may see, sorted by id."""
+    """The skills one caller may see, sorted by id. Hidden skills are simply absent."""
 
-    skills: tuple[SkillEntry, ...]
+    __slots__ = ("_by_id", "skills")
+
+    def __init__(self, skills: tuple[SkillEntry, ...]) -> None:
+        self.skills = skills
+        self._by_id = {skill.id: skill for skill in skills}
 
     def get(self, skill_id: str) -> SkillEntry | None:
-        raise NotImplementedError
+        return self._by_id.get(skill_id)
+
+    def __len__(self) -> int:
+        return len(self.skills)
 
 
 class SnapshotIndex:
-    ref: SnapshotRef
-    config: RegistryConfig
+    """Every skill of one snapshot, in memory; callers read through `visible()`."""
+
+    def __init__(self, ref: SnapshotRef, config: RegistryConfig, skills: Iterable[SkillEntry]) -> None:
+        self.ref = ref
+        self.config = config
+        ordered = tuple(sorted(skills, key=lambda skill: skill.id))
+        self._everyone = VisibleIndex(ordered)
+        self._uncleared = VisibleIndex(tuple(skill for skill in ordered if not skill.required_zdr))
 
     def visible(self, zdr_cleared: bool) -> VisibleIndex:
-        raise NotImplementedError
+        return self._everyone if zdr_cleared else self._uncleared
 
 
 def active_snapshot() -> SnapshotRef | None:
