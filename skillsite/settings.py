@@ -22,6 +22,7 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.auth",
     "rest_framework",
+    "skillsite",
     "catalog",
     "accounts",
     "mcpapi",
@@ -30,6 +31,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
 ROOT_URLCONF = "skillsite.urls"
@@ -101,12 +104,36 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MCP_MAX_BODY_BYTES
 # How long `publish` waits for another publish to finish before giving up.
 PUBLISH_LOCK_TIMEOUT_SECONDS = env_float("PUBLISH_LOCK_TIMEOUT_SECONDS", 300.0, minimum=0)
 
+# Behind a reverse proxy (SPEC §8): the forwarded-proto header is trusted only when named here,
+# e.g. DJANGO_PROXY_SSL_HEADER=X-Forwarded-Proto (the proxy must set it to "https" and strip
+# any copy a client sends).
+PROXY_SSL_HEADER = env_str("DJANGO_PROXY_SSL_HEADER").strip()
+if PROXY_SSL_HEADER:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + PROXY_SSL_HEADER.upper().replace("-", "_"), "https")
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", not DEBUG)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SESSION_COOKIE_HTTPONLY = True
+
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
+LOG_FORMAT = env_str("LOG_FORMAT", "json")
+if LOG_FORMAT not in ("json", "plain"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or plain, got {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "json": {"()": "skillsite.logs.JsonFormatter"},
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # Django's own request logger would repeat what the access log says (and 4xx are expected).
     "loggers": {"django.request": {"level": "ERROR"}},
 }

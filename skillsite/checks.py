@@ -1,0 +1,72 @@
+"""System checks for dangerous configurations (ids registry.*).
+
+`manage.py check --deploy` runs the deploy-tagged ones; CI runs it with a
+production-like environment.
+"""
+
+from pathlib import Path
+
+from django.conf import settings
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
+from django.db import DatabaseError
+
+_LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
+
+
+@register(Tags.security, deploy=True)
+def check_debug_in_production(app_configs: object = None, **kwargs: object) -> list[CheckMessage]:
+    exposed = [host for host in settings.ALLOWED_HOSTS if host not in _LOOPBACK_HOSTS]
+    if settings.DEBUG and exposed:
+        return [
+            Error(
+                "DJANGO_DEBUG is on while DJANGO_ALLOWED_HOSTS names non-loopback hosts "
+                f"({', '.join(exposed)}): debug pages leak settings and code to the network.",
+                hint="Unset DJANGO_DEBUG in production.",
+                id="registry.E001",
+            )
+        ]
+    return []
+
+
+@register(Tags.security, deploy=True)
+def check_callers_configured(app_configs: object = None, **kwargs: object) -> list[CheckMessage]:
+    if (
+        settings.SKILLS_READ_TOKENS
+        or settings.SKILLS_ZDR_TOKENS
+        or settings.ALLOWED_GITHUB_LOGINS
+        or settings.ZDR_GITHUB_LOGINS
+        or _database_has_callers()
+    ):
+        return []
+    return [
+        Warning(
+            "No callers are configured: every /mcp request will be refused.",
+            hint="Set SKILLS_READ_TOKENS or ALLOWED_GITHUB_LOGINS, or run `manage.py create_token NAME`.",
+            id="registry.W002",
+        )
+    ]
+
+
+@register(deploy=True)
+def check_skills_repo(app_configs: object = None, **kwargs: object) -> list[CheckMessage]:
+    path = Path(settings.SKILLS_REPO_PATH)
+    if (path / ".git").exists() or (path / "HEAD").is_file():
+        return []
+    return [
+        Warning(
+            f"SKILLS_REPO_PATH ({path}) is not a git repository: `manage.py publish` has nothing to read.",
+            hint="Point SKILLS_REPO_PATH at a clone of the skills repository (or pass --repo).",
+            id="registry.W003",
+        )
+    ]
+
+
+def _database_has_callers() -> bool:
+    try:
+        from accounts.models import AllowedLogin, ServiceToken
+    except ImportError:
+        return False
+    try:
+        return AllowedLogin.objects.exists() or ServiceToken.objects.filter(revoked_at__isnull=True).exists()
+    except DatabaseError:
+        return False  # not migrated yet: nothing stored, so nothing configured there
