@@ -1,0 +1,131 @@
+"""JSON-RPC 2.0 envelopes: parse one incoming message, build replies, the error codes.
+
+Knows nothing of MCP methods or skills. Every protocol error is a JsonRpcError
+carrying its own short message, written here or by our handlers: library
+exception text never becomes a message.
+"""
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+RESOURCE_NOT_FOUND = -32002  # MCP's code for a resource the server does not have
+
+RequestId = str | int
+
+
+class JsonRpcError(Exception):
+    """A JSON-RPC error reply: `code`, `message` (ours, safe to send) and optional `data`."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+class InvalidParams(JsonRpcError):
+    def __init__(self, message: str, data: Any = None) -> None:
+        super().__init__(INVALID_PARAMS, message, data)
+
+
+class MalformedMessage(JsonRpcError):
+    """The body is not one well-formed JSON-RPC message (found before any method runs)."""
+
+    def __init__(self, code: int, message: str, request_id: RequestId | None = None) -> None:
+        super().__init__(code, message)
+        self.request_id = request_id
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One parsed message. A request has an id; a notification has none; a response
+    (a client answering us, which never happens with this server) has no method."""
+
+    method: str | None
+    params: dict[str, Any]
+    id: RequestId | None
+    is_notification: bool
+    is_response: bool
+
+
+class RawJson(str):
+    """A result already serialised (e.g. the tool list, built once per process)."""
+
+
+def parse_message(body: bytes) -> Message:
+    """Parse one JSON-RPC message, or raise MalformedMessage (-32700 / -32600 / -32602)."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):  # bad JSON or UTF-8, an integer of 4300+ digits, deep nesting
+        raise MalformedMessage(PARSE_ERROR, "Parse error: the body is not valid JSON.") from None
+    if isinstance(data, list):
+        raise MalformedMessage(
+            INVALID_REQUEST, "Invalid request: batches are not supported; send one message."
+        )
+    if not isinstance(data, dict):
+        raise MalformedMessage(INVALID_REQUEST, "Invalid request: the message must be a JSON object.")
+
+    has_id = "id" in data
+    request_id = data.get("id")
+    if has_id and not _is_valid_id(request_id):
+        raise MalformedMessage(INVALID_REQUEST, "Invalid request: id must be a string or an integer.")
+    if data.get("jsonrpc") != "2.0":
+        raise MalformedMessage(INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0".', request_id)
+
+    if "method" not in data:
+        if has_id and ("result" in data or "error" in data):
+            return Message(method=None, params={}, id=request_id, is_notification=False, is_response=True)
+        raise MalformedMessage(INVALID_REQUEST, "Invalid request: method is missing.", request_id)
+    method = data["method"]
+    if not isinstance(method, str) or not method:
+        raise MalformedMessage(
+            INVALID_REQUEST, "Invalid request: method must be a non-empty string.", request_id
+        )
+
+    params = data.get("params")
+    if params is None or (isinstance(params, list) and not has_id):
+        params = {}  # a notification is never answered, so its params are never looked at
+    elif isinstance(params, list):
+        raise MalformedMessage(INVALID_PARAMS, "Invalid params: params must be an object.", request_id)
+    elif not isinstance(params, dict):
+        raise MalformedMessage(INVALID_REQUEST, "Invalid request: params must be an object.", request_id)
+    return Message(method=method, params=params, id=request_id, is_notification=not has_id, is_response=False)
+
+
+def http_status_for(error: MalformedMessage) -> int:
+    """Unparsable JSON and non-messages are refused at the HTTP level; a request with
+    an id but unusable params is answered like any other JSON-RPC error."""
+    return 400 if error.code in (PARSE_ERROR, INVALID_REQUEST) else 200
+
+
+def _is_valid_id(value: Any) -> bool:
+    # bool is an int subclass in Python, but true/false are not JSON-RPC ids.
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def encode_result(request_id: RequestId | None, result: Any) -> bytes:
+    if isinstance(result, RawJson):
+        return b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (_dumps(request_id), result.encode())
+    return _dumps({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+def encode_error(request_id: RequestId | None, code: int, message: str, data: Any = None) -> bytes:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return _dumps({"jsonrpc": "2.0", "id": request_id, "error": error})
+
+
+def dumps_text(value: Any) -> str:
+    """Compact JSON text, UTF-8 characters kept as they are."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _dumps(value: Any) -> bytes:
+    return dumps_text(value).encode("utf-8")

@@ -1,0 +1,84 @@
+"""Check arguments against the JSON Schemas we publish, with our own messages.
+
+Only the keywords our schemas use are understood (type, properties, required,
+additionalProperties, items, minimum, maximum): the schema a client reads in
+tools/list is the very object the server checks with, so the two cannot drift.
+A failure raises InvalidParams (-32602) naming the argument, never library text.
+"""
+
+from typing import Any
+
+from mcpapi.jsonrpc import InvalidParams
+
+_TYPE_NAMES = {
+    "object": "an object",
+    "string": "a string",
+    "integer": "an integer",
+    "boolean": "a boolean",
+    "array": "an array",
+}
+
+
+def validate_object(value: Any, schema: dict[str, Any], where: str) -> dict[str, Any]:
+    """The checked object, integers normalised (2.0 -> 2). A property given as null is
+    treated as omitted when it is optional: clients often send null for "not set"."""
+    if not isinstance(value, dict):
+        raise InvalidParams(f"{where}: arguments must be an object.")
+    properties: dict[str, Any] = schema.get("properties", {})
+    required = schema.get("required", ())
+    if schema.get("additionalProperties", True) is False:
+        for name in value:
+            if name not in properties:
+                raise InvalidParams(f"{where}: unknown argument {name!r}.")
+    checked: dict[str, Any] = {}
+    for name, item in value.items():
+        if name not in properties:
+            checked[name] = item
+        elif item is None and name not in required:
+            continue
+        else:
+            checked[name] = _check(item, properties[name], f"{where}: {name!r}")
+    for name in required:
+        if name not in checked:
+            raise InvalidParams(f"{where}: {name!r} is required.")
+    return checked
+
+
+def _check(value: Any, schema: dict[str, Any], label: str) -> Any:
+    expected = schema.get("type")
+    if expected == "string":
+        if not isinstance(value, str):
+            raise _wrong_type(label, expected)
+        return value
+    if expected == "integer":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise _wrong_type(label, expected)
+        if isinstance(value, float):
+            if not value.is_integer():
+                raise _wrong_type(label, expected)
+            value = int(value)
+        if "minimum" in schema and value < schema["minimum"]:
+            raise InvalidParams(f"{label} must be at least {schema['minimum']}.")
+        if "maximum" in schema and value > schema["maximum"]:
+            raise InvalidParams(f"{label} must be at most {schema['maximum']}.")
+        return value
+    if expected == "boolean":
+        if not isinstance(value, bool):
+            raise _wrong_type(label, expected)
+        return value
+    if expected == "array":
+        if not isinstance(value, list):
+            raise _wrong_type(label, expected)
+        items = schema.get("items")
+        if items is None:
+            return value
+        return [_check(item, items, f"{label}[{index}]") for index, item in enumerate(value)]
+    if expected == "object":
+        if not isinstance(value, dict):
+            raise _wrong_type(label, expected)
+        return value
+    return value
+
+
+def _wrong_type(label: str, expected: str) -> InvalidParams:
+    return InvalidParams(f"{label} must be {_TYPE_NAMES[expected]}.")

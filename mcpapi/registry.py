@@ -1,0 +1,56 @@
+"""The one snapshot a request reads, seen through the caller's clearance.
+
+The active snapshot is resolved at first use (one cheap query) and then fixed for
+the rest of the request, so every answer of a request comes from one revision
+even if a publish lands meanwhile. Skills are reached only through `visible()`,
+the catalog's view for the caller's ZDR clearance: no tool or resource can forget
+the rule, because nothing else hands out skills.
+"""
+
+from catalog import index as catalog
+from catalog.config import RegistryConfig
+from catalog.index import SnapshotIndex, SnapshotRef, VisibleIndex
+
+
+class RegistryView:
+    __slots__ = ("_index", "_ref", "_resolved", "_visible", "zdr_cleared")
+
+    def __init__(self, zdr_cleared: bool) -> None:
+        self.zdr_cleared = zdr_cleared
+        self._resolved = False
+        self._ref: SnapshotRef | None = None
+        self._index: SnapshotIndex | None = None
+        self._visible: VisibleIndex | None = None
+
+    @property
+    def ref(self) -> SnapshotRef | None:
+        """The active snapshot as of this request's first look; None before any publish."""
+        if not self._resolved:
+            self._ref = catalog.active_snapshot()
+            self._resolved = True
+        return self._ref
+
+    @property
+    def resolved_sha(self) -> str | None:
+        """The SHA this request read, without resolving it (for the access log)."""
+        return self._ref.sha if self._ref is not None else None
+
+    def index(self) -> SnapshotIndex:
+        if self._index is None:
+            ref = self.ref
+            if ref is None:
+                raise LookupError("nothing is published")  # callers check `ref` first
+            self._index = catalog.load_index(ref)
+        return self._index
+
+    @property
+    def config(self) -> RegistryConfig:
+        return self.index().config
+
+    def visible(self) -> VisibleIndex:
+        if self._visible is None:
+            self._visible = self.index().visible(self.zdr_cleared)
+        return self._visible
+
+    def read_blob(self, sha256: str) -> bytes:
+        return catalog.read_blob(sha256)

@@ -1,0 +1,557 @@
+"""The four registry tools (SPEC §6, §9): schemas, argument checks, handlers, results.
+
+Every result carries `api_version`, `registry_sha` and `published_at` in
+`structuredContent`, and the same JSON as its one text content item. Problems a
+model can act on (an unknown skill, a stale revision...) are tool errors:
+results with `isError: true` and `structuredContent.error`. Malformed arguments
+are JSON-RPC -32602, raised as InvalidParams.
+"""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from catalog import index as catalog
+from catalog import search as ranking
+from catalog.index import SkillEntry, SnapshotRef
+from mcpapi import cursors
+from mcpapi.jsonrpc import InvalidParams, RawJson, dumps_text
+from mcpapi.params import validate_object
+from mcpapi.registry import RegistryView
+
+API_VERSION = "1"
+
+SKILL_NOT_FOUND = "SKILL_NOT_FOUND"
+FILE_NOT_FOUND = "FILE_NOT_FOUND"
+INVALID_PATH = "INVALID_PATH"
+REVISION_UNAVAILABLE = "REVISION_UNAVAILABLE"
+INVALID_CURSOR = "INVALID_CURSOR"
+REGISTRY_EMPTY = "REGISTRY_EMPTY"
+
+_HEX = re.compile(r"[0-9a-f]+")
+MIN_REVISION_PREFIX = 7
+
+
+class ToolError(Exception):
+    """An error a tool reports as its result (isError: true)."""
+
+    def __init__(self, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, **self.extra}
+
+
+# --- schemas -----------------------------------------------------------------------
+
+_REVISION = {
+    "type": "string",
+    "description": (
+        "Registry commit SHA (full, or a unique prefix of at least 7 hex characters) that earlier "
+        "results came from. Omit it to use the active snapshot; any other revision is "
+        "REVISION_UNAVAILABLE, naming the active one."
+    ),
+}
+_CURSOR = {
+    "type": "string",
+    "description": "The next_cursor of the previous page of the same query; omit it for the first page.",
+}
+_TAGS = {
+    "type": "array",
+    "items": {"type": "string"},
+    "description": "Only skills carrying every one of these tags (compared case-insensitively).",
+}
+
+
+def _limit(setting: str) -> dict[str, Any]:
+    return {
+        "type": "integer",
+        "minimum": 1,
+        "description": (
+            f"Page size. Defaults to the registry's {setting}.default_limit; at most its {setting}.max_limit."
+        ),
+    }
+
+
+_STRINGS = {"type": "array", "items": {"type": "string"}}
+_NULLABLE_STRING = {"type": ["string", "null"]}
+_METADATA = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "name": {"type": "string"},
+        "description": {"type": "string"},
+        "version": {"type": "string"},
+        "tags": _STRINGS,
+        "keywords": _STRINGS,
+        "requires": _STRINGS,
+        "required_zdr": {"type": "boolean"},
+        "content_hash": {"type": "string"},
+    },
+    "required": [
+        "id",
+        "name",
+        "description",
+        "version",
+        "tags",
+        "keywords",
+        "requires",
+        "required_zdr",
+        "content_hash",
+    ],
+}
+_MANIFEST_ENTRY = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string"},
+        "size": {"type": "integer"},
+        "sha256": {"type": "string"},
+        "media_type": {"type": "string"},
+        "executable": {"type": "boolean"},
+    },
+    "required": ["path", "size", "sha256", "media_type", "executable"],
+}
+_ERROR = {
+    "type": "object",
+    "properties": {
+        "code": {
+            "type": "string",
+            "enum": [
+                SKILL_NOT_FOUND,
+                FILE_NOT_FOUND,
+                INVALID_PATH,
+                REVISION_UNAVAILABLE,
+                INVALID_CURSOR,
+                REGISTRY_EMPTY,
+            ],
+        },
+        "message": {"type": "string"},
+        "active_sha": {"type": "string"},
+    },
+    "required": ["code", "message"],
+}
+
+
+def _output_schema(fields: dict[str, Any]) -> dict[str, Any]:
+    """A result is either the tool's fields or an error, always with the registry fields."""
+    return {
+        "type": "object",
+        "properties": {
+            "api_version": {"type": "string"},
+            "registry_sha": _NULLABLE_STRING,
+            "published_at": {**_NULLABLE_STRING, "description": "ISO 8601 time the snapshot was activated."},
+            **fields,
+            "error": _ERROR,
+        },
+        "required": ["api_version", "registry_sha", "published_at"],
+        "anyOf": [{"required": list(fields)}, {"required": ["error"]}],
+    }
+
+
+# --- the tools ---------------------------------------------------------------------
+
+
+Handler = Callable[[dict[str, Any], RegistryView], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str
+    title: str
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+    handler: Handler
+    check: Callable[[dict[str, Any]], None] | None = None  # argument rules beyond the schema
+
+    def definition(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "outputSchema": self.output_schema,
+            "annotations": {
+                "title": self.title,
+                "readOnlyHint": True,
+                "destructiveHint": False,
+                "idempotentHint": True,
+                "openWorldHint": False,
+            },
+        }
+
+
+def skills_list(args: dict[str, Any], registry: RegistryView) -> dict[str, Any]:
+    pagination = registry.config.pagination
+    limit = _page_limit(args, "skills_list", pagination.default_limit, pagination.max_limit)
+    tags = _normalised_tags(args.get("tags", ()))
+    skills = ranking.filter_by_tags(registry.visible().skills, tags)
+    query = cursors.query_key("skills_list", tags, registry.zdr_cleared)
+    page, next_cursor = _page(skills, limit, args.get("cursor"), registry, query)
+    return {"skills": [skill.metadata() for skill in page], "next_cursor": next_cursor}
+
+
+def skills_search(args: dict[str, Any], registry: RegistryView) -> dict[str, Any]:
+    settings = registry.config.search
+    limit = _page_limit(args, "skills_search", settings.default_limit, settings.max_limit)
+    tags = _normalised_tags(args.get("tags", ()))
+    query_text: str = args["query"]
+    candidates = ranking.filter_by_tags(registry.visible().skills, tags)
+    hits = ranking.search(candidates, query_text, settings.excerpt_chars)
+    query = cursors.query_key("skills_search", query_text.strip().lower(), tags, registry.zdr_cleared)
+    page, next_cursor = _page(hits, limit, args.get("cursor"), registry, query)
+    results = [
+        {**hit.skill.metadata(), "match_reasons": hit.reasons(), "excerpt": hit.excerpt} for hit in page
+    ]
+    return {"results": results, "next_cursor": next_cursor}
+
+
+def _check_search(args: dict[str, Any]) -> None:
+    if not args["query"].strip():
+        raise InvalidParams("skills_search: 'query' must not be empty or blank.")
+
+
+def skills_get(args: dict[str, Any], registry: RegistryView) -> dict[str, Any]:
+    skill = _skill(registry, args["id"])
+    return {
+        "metadata": skill.metadata(),
+        "instructions": skill.instructions,
+        "files": [entry.manifest() for entry in skill.files],
+    }
+
+
+def skills_get_file(args: dict[str, Any], registry: RegistryView) -> dict[str, Any]:
+    skill_id: str = args["id"]
+    path: str = args["path"]
+    if not is_well_formed_path(path):
+        raise ToolError(
+            INVALID_PATH,
+            f"{path!r} is not a valid file path: paths are relative to the skill directory, with no "
+            "'.' or '..' segment, no leading '/', no backslash, no '%' and no NUL.",
+        )
+    offset = 0
+    if "cursor" in args:
+        offset = _decode_cursor(
+            args["cursor"], registry, cursors.query_key("skills_get_file", skill_id, path)
+        )
+    skill = _skill(registry, skill_id)
+    entry = skill.file(path)
+    if entry is None:
+        raise ToolError(
+            FILE_NOT_FOUND,
+            f"Skill {skill_id!r} lists no file {path!r}; skills_get returns its files manifest.",
+        )
+    data = registry.read_blob(entry.sha256)
+    if offset > len(data) or (offset < len(data) and _is_continuation_byte(data[offset])):
+        raise ToolError(INVALID_CURSOR, "The cursor does not point into this file.")
+    end = page_end(data, offset, registry.config.file_page_bytes)
+    next_cursor = None
+    if end < len(data):
+        next_cursor = cursors.encode(
+            registry.ref.sha,  # type: ignore[union-attr]
+            cursors.query_key("skills_get_file", skill_id, path),
+            end,
+        )
+    return {
+        "id": skill.id,
+        "path": entry.path,
+        "text": data[offset:end].decode("utf-8"),
+        "offset": offset,
+        "size": entry.size,
+        "sha256": entry.sha256,
+        "media_type": entry.media_type,
+        "executable": entry.executable,
+        "next_cursor": next_cursor,
+    }
+
+
+def page_end(data: bytes, offset: int, page_bytes: int) -> int:
+    """Where a page starting at `offset` ends: at most `page_bytes` later, never inside
+    a UTF-8 character (a page always holds at least one whole character)."""
+    end = min(offset + page_bytes, len(data))
+    if end < len(data):
+        boundary = end
+        while boundary > offset and _is_continuation_byte(data[boundary]):
+            boundary -= 1
+        if boundary > offset:
+            end = boundary
+        else:  # a page smaller than one character: take the whole character
+            end = offset + 1
+            while end < len(data) and _is_continuation_byte(data[end]):
+                end += 1
+    return end
+
+
+def _is_continuation_byte(byte: int) -> bool:
+    return byte & 0xC0 == 0x80
+
+
+def is_well_formed_path(path: str) -> bool:
+    """SPEC §9: empty, '%', backslash, NUL, a leading '/', or a '.'/'..' segment is invalid."""
+    if not path or path.startswith("/") or any(char in path for char in "%\\\0"):
+        return False
+    return not any(segment in (".", "..") for segment in path.split("/"))
+
+
+TOOLS: dict[str, Tool] = {
+    tool.name: tool
+    for tool in (
+        Tool(
+            name="skills_list",
+            title="List skills",
+            description=(
+                "List the registry's skills (metadata only), ordered by id, one page at a time. "
+                "Filter with tags; follow next_cursor for the next page (null on the last). "
+                "Use skills_get to read a skill's instructions."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "tags": _TAGS,
+                    "limit": _limit("pagination"),
+                    "cursor": _CURSOR,
+                    "revision": _REVISION,
+                },
+                "additionalProperties": False,
+            },
+            output_schema=_output_schema(
+                {
+                    "skills": {"type": "array", "items": _METADATA},
+                    "next_cursor": _NULLABLE_STRING,
+                }
+            ),
+            handler=skills_list,
+        ),
+        Tool(
+            name="skills_search",
+            title="Search skills",
+            description=(
+                "Find skills by keywords: an exact id or name match ranks first, then tag, keyword, "
+                "description and body matches, then id. Each result says why it matched "
+                "(match_reasons) and quotes an excerpt. Deterministic; no embeddings."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "query": {
+                        "type": "string",
+                        "description": "Words to look for (split on white space, case-insensitive).",
+                    },
+                    "tags": _TAGS,
+                    "limit": _limit("search"),
+                    "cursor": _CURSOR,
+                    "revision": _REVISION,
+                },
+                "required": ["query"],
+                "additionalProperties": False,
+            },
+            output_schema=_output_schema(
+                {
+                    "results": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                **_METADATA["properties"],
+                                "match_reasons": {
+                                    "type": "array",
+                                    "items": {
+                                        "type": "object",
+                                        "properties": {
+                                            "rule": {"type": "string", "enum": list(ranking.RULES)},
+                                            "term": {"type": "string"},
+                                        },
+                                        "required": ["rule", "term"],
+                                    },
+                                },
+                                "excerpt": {"type": "string"},
+                            },
+                            "required": [*_METADATA["required"], "match_reasons", "excerpt"],
+                        },
+                    },
+                    "next_cursor": _NULLABLE_STRING,
+                }
+            ),
+            handler=skills_search,
+            check=_check_search,
+        ),
+        Tool(
+            name="skills_get",
+            title="Get a skill",
+            description=(
+                "Get one skill: its metadata, its instructions (the body of SKILL.md) and the manifest "
+                "of its supporting files (path, size, sha256, media_type, executable). Read a file "
+                "with skills_get_file."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "description": "The skill id, exactly as listed."},
+                    "revision": _REVISION,
+                },
+                "required": ["id"],
+                "additionalProperties": False,
+            },
+            output_schema=_output_schema(
+                {
+                    "metadata": _METADATA,
+                    "instructions": {"type": "string"},
+                    "files": {"type": "array", "items": _MANIFEST_ENTRY},
+                }
+            ),
+            handler=skills_get,
+        ),
+        Tool(
+            name="skills_get_file",
+            title="Read a skill file",
+            description=(
+                "Read one supporting file of a skill as text, one page at a time: follow next_cursor "
+                "until it is null; the pages joined are the file. Files under scripts/ are marked "
+                "executable: the registry never runs them; read a script fully before running it, "
+                "and only under your own permissions."
+            ),
+            input_schema={
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "description": "The skill id, exactly as listed."},
+                    "path": {
+                        "type": "string",
+                        "description": "A path from the skill's files manifest, e.g. references/guide.md.",
+                    },
+                    "cursor": _CURSOR,
+                    "revision": _REVISION,
+                },
+                "required": ["id", "path"],
+                "additionalProperties": False,
+            },
+            output_schema=_output_schema(
+                {
+                    "id": {"type": "string"},
+                    "path": {"type": "string"},
+                    "text": {"type": "string"},
+                    "offset": {"type": "integer", "description": "Bytes of the file before this page."},
+                    "size": {"type": "integer"},
+                    "sha256": {"type": "string"},
+                    "media_type": {"type": "string"},
+                    "executable": {"type": "boolean"},
+                    "next_cursor": _NULLABLE_STRING,
+                }
+            ),
+            handler=skills_get_file,
+        ),
+    )
+}
+
+# tools/list is the same for every caller and request: serialised once per process.
+TOOL_LIST = RawJson(dumps_text({"tools": [tool.definition() for tool in TOOLS.values()]}))
+
+
+def call_tool(name: str, arguments: Any, registry: RegistryView) -> dict[str, Any]:
+    """A CallToolResult for `name`; raises InvalidParams for an unknown tool or bad arguments."""
+    tool = TOOLS.get(name)
+    if tool is None:
+        raise InvalidParams(f"Unknown tool: {name!r}.")
+    args = validate_object(arguments, tool.input_schema, name)
+    if tool.check is not None:
+        tool.check(args)
+    try:
+        ref = registry.ref
+        if ref is None:
+            raise ToolError(REGISTRY_EMPTY, "Nothing has been published to this registry yet.")
+        if "revision" in args:
+            _check_revision(args["revision"], ref)
+        fields = tool.handler(args, registry)
+    except ToolError as error:
+        return _result({**_registry_fields(registry.ref), "error": error.as_dict()}, is_error=True)
+    return _result({**_registry_fields(ref), **fields}, is_error=False)
+
+
+def _result(structured: dict[str, Any], *, is_error: bool) -> dict[str, Any]:
+    return {
+        "content": [{"type": "text", "text": dumps_text(structured)}],
+        "structuredContent": structured,
+        "isError": is_error,
+    }
+
+
+def _registry_fields(ref: SnapshotRef | None) -> dict[str, Any]:
+    return {
+        "api_version": API_VERSION,
+        "registry_sha": ref.sha if ref is not None else None,
+        "published_at": ref.published_at.isoformat() if ref is not None else None,
+    }
+
+
+def _check_revision(revision: str, ref: SnapshotRef) -> None:
+    """Only the active snapshot is served: its full SHA, or a unique prefix of >= 7 hex chars."""
+    wanted = revision.lower()
+    if wanted == ref.sha:
+        return
+    if (
+        MIN_REVISION_PREFIX <= len(wanted) < len(ref.sha)
+        and _HEX.fullmatch(wanted)
+        and ref.sha.startswith(wanted)
+    ):
+        found = catalog.find_snapshot(wanted)  # None when the prefix names several snapshots
+        if found is not None and found.sha == ref.sha:
+            return
+    raise _revision_unavailable(ref, f"Revision {revision!r} is not available")
+
+
+def _revision_unavailable(ref: SnapshotRef, why: str) -> ToolError:
+    return ToolError(
+        REVISION_UNAVAILABLE,
+        f"{why}: only the active snapshot {ref.sha} is served. Start again from skills_list or "
+        "skills_search without a revision (or with active_sha).",
+        active_sha=ref.sha,
+    )
+
+
+def _skill(registry: RegistryView, skill_id: str) -> SkillEntry:
+    skill = registry.visible().get(skill_id)
+    if skill is None:
+        raise ToolError(SKILL_NOT_FOUND, f"No skill has the id {skill_id!r}; ids are matched exactly.")
+    return skill
+
+
+def _page_limit(args: dict[str, Any], tool: str, default: int, maximum: int) -> int:
+    limit = args.get("limit", default)
+    if limit > maximum:
+        raise InvalidParams(f"{tool}: 'limit' must be at most {maximum}.")
+    return limit
+
+
+def _normalised_tags(tags: Any) -> list[str]:
+    return sorted({tag.lower() for tag in tags})
+
+
+def _page(
+    items: list, limit: int, cursor: str | None, registry: RegistryView, query: str
+) -> tuple[list, str | None]:
+    start = 0 if cursor is None else _decode_cursor(cursor, registry, query)
+    if start > len(items):
+        raise ToolError(INVALID_CURSOR, "The cursor points past the end of the results.")
+    end = start + limit
+    next_cursor = None
+    if end < len(items):
+        next_cursor = cursors.encode(registry.ref.sha, query, end)  # type: ignore[union-attr]
+    return items[start:end], next_cursor
+
+
+def _decode_cursor(cursor: str, registry: RegistryView, query: str) -> int:
+    ref = registry.ref
+    assert ref is not None
+    try:
+        return cursors.decode(cursor, ref.sha, query)
+    except cursors.StaleCursor:
+        raise _revision_unavailable(ref, "The cursor comes from an earlier revision") from None
+    except cursors.InvalidCursor:
+        raise ToolError(
+            INVALID_CURSOR,
+            "The cursor is not valid for this query: pass back next_cursor exactly as returned, "
+            "with the same arguments.",
+        ) from None

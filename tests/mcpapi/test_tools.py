@@ -1,0 +1,364 @@
+"""The four tools over /mcp, against skills published from real repositories."""
+
+import base64
+import hashlib
+import json
+
+import jsonschema
+import pytest
+
+from catalog.publishing import publish
+from tests.mcpapi.conftest import (
+    GUIDE,
+    SCRIPT,
+    McpClient,
+    Published,
+    add_standard_skills,
+    config_with,
+    publish_head,
+)
+
+pytestmark = pytest.mark.django_db
+
+TOOLS = ("skills_list", "skills_search", "skills_get", "skills_get_file")
+ARGUMENTS = {
+    "skills_list": {},
+    "skills_search": {"query": "review"},
+    "skills_get": {"id": "alpha"},
+    "skills_get_file": {"id": "alpha", "path": "references/guide.md"},
+}
+
+
+def ids(skills: list[dict]) -> list[str]:
+    return [skill["id"] for skill in skills]
+
+
+@pytest.fixture
+def output_schemas(mcp: McpClient) -> dict[str, dict]:
+    return {tool["name"]: tool["outputSchema"] for tool in mcp.result("tools/list")["tools"]}
+
+
+# --- every tool ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_every_result_carries_the_registry_fields_and_fits_its_output_schema(
+    mcp: McpClient, standard: Published, output_schemas: dict, tool: str
+) -> None:
+    result = mcp.ok(tool, **ARGUMENTS[tool])
+    assert result["api_version"] == "1"
+    assert result["registry_sha"] == standard.sha
+    assert result["published_at"].startswith("20") and "T" in result["published_at"]
+    jsonschema.validate(result, output_schemas[tool])
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_every_tool_reports_an_empty_registry(mcp: McpClient, output_schemas: dict, tool: str) -> None:
+    result = mcp.fails(tool, "REGISTRY_EMPTY", **ARGUMENTS[tool])
+    assert result["registry_sha"] is None
+    assert result["published_at"] is None
+    assert result["api_version"] == "1"
+    jsonschema.validate(result, output_schemas[tool])
+
+
+def test_error_results_fit_the_output_schema(
+    mcp: McpClient, standard: Published, output_schemas: dict
+) -> None:
+    result = mcp.fails("skills_get", "REVISION_UNAVAILABLE", id="alpha", revision="0" * 40)
+    jsonschema.validate(result, output_schemas["skills_get"])
+
+
+def test_an_unknown_tool_is_invalid_params(mcp: McpClient, standard: Published) -> None:
+    error = mcp.error("tools/call", {"name": "skills_delete", "arguments": {}})
+    assert error["code"] == -32602
+    assert "skills_delete" in error["message"]
+
+
+@pytest.mark.parametrize("params", [{}, {"name": 5}, {"name": "skills_list", "arguments": []}])
+def test_a_malformed_call_is_invalid_params(mcp: McpClient, params: dict) -> None:
+    assert mcp.error("tools/call", params)["code"] == -32602
+
+
+def test_omitted_arguments_are_an_empty_object(mcp: McpClient, standard: Published) -> None:
+    assert mcp.result("tools/call", {"name": "skills_list"})["isError"] is False
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_an_unknown_argument_is_invalid_params(mcp: McpClient, standard: Published, tool: str) -> None:
+    message = mcp.invalid_params(tool, **ARGUMENTS[tool], verbose=True)
+    assert "verbose" in message
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("skills_list", {"limit": "10"}),
+        ("skills_list", {"limit": 2.5}),
+        ("skills_list", {"limit": True}),
+        ("skills_list", {"tags": "git"}),
+        ("skills_list", {"tags": [1]}),
+        ("skills_list", {"cursor": 3}),
+        ("skills_list", {"revision": 1234567}),
+        ("skills_search", {}),
+        ("skills_search", {"query": ["review"]}),
+        ("skills_get", {}),
+        ("skills_get", {"id": None}),
+        ("skills_get", {"id": 1}),
+        ("skills_get_file", {"id": "alpha"}),
+        ("skills_get_file", {"path": "references/guide.md"}),
+        ("skills_get_file", {"id": "alpha", "path": ["references/guide.md"]}),
+    ],
+)
+def test_missing_or_mistyped_arguments_are_invalid_params(
+    mcp: McpClient, standard: Published, tool: str, arguments: dict
+) -> None:
+    mcp.invalid_params(tool, **arguments)
+
+
+def test_optional_arguments_given_as_null_are_omitted(mcp: McpClient, standard: Published) -> None:
+    result = mcp.ok("skills_list", tags=None, limit=None, cursor=None, revision=None)
+    assert ids(result["skills"]) == ["alpha", "beta", "gamma"]
+
+
+# --- skills_list --------------------------------------------------------------------------
+
+
+def test_list_is_ordered_by_id_with_metadata(mcp: McpClient, standard: Published) -> None:
+    result = mcp.ok("skills_list")
+    assert ids(result["skills"]) == ["alpha", "beta", "gamma"]
+    assert result["next_cursor"] is None
+    alpha = result["skills"][0]
+    assert alpha == {
+        "id": "alpha",
+        "name": "Alpha",
+        "description": "Review pull requests carefully.",
+        "version": "1.0.0",
+        "tags": ["review", "docs"],
+        "keywords": ["diff"],
+        "requires": [],
+        "required_zdr": False,
+        "content_hash": alpha["content_hash"],
+    }
+    assert len(alpha["content_hash"]) == 64
+
+
+def test_list_pages_follow_next_cursor_to_a_null_last_page(mcp: McpClient, standard: Published) -> None:
+    first = mcp.ok("skills_list", limit=2)
+    assert ids(first["skills"]) == ["alpha", "beta"]
+    assert isinstance(first["next_cursor"], str)
+    last = mcp.ok("skills_list", limit=2, cursor=first["next_cursor"])
+    assert ids(last["skills"]) == ["gamma"]
+    assert last["next_cursor"] is None
+
+
+def test_a_page_that_ends_exactly_at_the_end_has_no_next_cursor(mcp: McpClient, standard: Published) -> None:
+    assert mcp.ok("skills_list", limit=3)["next_cursor"] is None
+
+
+def test_the_page_size_may_change_between_pages(mcp: McpClient, standard: Published) -> None:
+    first = mcp.ok("skills_list", limit=1)
+    rest = mcp.ok("skills_list", limit=5, cursor=first["next_cursor"])
+    assert ids(rest["skills"]) == ["beta", "gamma"]
+
+
+def test_list_defaults_to_the_configured_page_size(mcp: McpClient, make_repo) -> None:
+    repo = make_repo(config_with(pagination={"default_limit": 2, "max_limit": 3}))
+    add_standard_skills(repo)
+    publish_head(repo)
+    assert len(mcp.ok("skills_list")["skills"]) == 2
+
+
+@pytest.mark.parametrize("limit", [0, -1, 201])
+def test_list_limit_out_of_range_is_invalid_params(mcp: McpClient, standard: Published, limit: int) -> None:
+    mcp.invalid_params("skills_list", limit=limit)
+
+
+def test_list_limit_bounds_are_inclusive(mcp: McpClient, standard: Published) -> None:
+    assert len(mcp.ok("skills_list", limit=1)["skills"]) == 1
+    assert len(mcp.ok("skills_list", limit=200)["skills"]) == 3
+
+
+def test_the_maximum_limit_is_the_published_configs(mcp: McpClient, make_repo) -> None:
+    repo = make_repo(config_with(pagination={"default_limit": 2, "max_limit": 2}))
+    add_standard_skills(repo)
+    publish_head(repo)
+    mcp.invalid_params("skills_list", limit=3)
+    assert len(mcp.ok("skills_list", limit=2)["skills"]) == 2
+
+
+def test_the_tags_filter_keeps_skills_carrying_every_tag(mcp: McpClient, standard: Published) -> None:
+    assert ids(mcp.ok("skills_list", tags=["git"])["skills"]) == ["beta", "gamma"]
+    assert ids(mcp.ok("skills_list", tags=["git", "release"])["skills"]) == ["gamma"]
+    assert ids(mcp.ok("skills_list", tags=["git", "review"])["skills"]) == []
+    assert ids(mcp.ok("skills_list", tags=[])["skills"]) == ["alpha", "beta", "gamma"]
+
+
+def test_the_tags_filter_is_case_insensitive(mcp: McpClient, standard: Published) -> None:
+    assert ids(mcp.ok("skills_list", tags=["GIT", "Release"])["skills"]) == ["gamma"]
+
+
+def test_a_list_cursor_is_bound_to_its_tags(mcp: McpClient, standard: Published) -> None:
+    first = mcp.ok("skills_list", tags=["git"], limit=1)
+    assert ids(mcp.ok("skills_list", tags=["GIT"], limit=1, cursor=first["next_cursor"])["skills"]) == [
+        "gamma"
+    ]
+    mcp.fails("skills_list", "INVALID_CURSOR", tags=["release"], limit=1, cursor=first["next_cursor"])
+    mcp.fails("skills_list", "INVALID_CURSOR", limit=1, cursor=first["next_cursor"])
+
+
+# --- cursors and revisions ----------------------------------------------------------------
+
+
+def tampered(cursor: str) -> list[str]:
+    flipped = cursor[:-1] + ("A" if cursor[-1] != "A" else "B")
+    payload, _, signature = cursor.rpartition(":")
+    forged_payload = base64.urlsafe_b64encode(json.dumps(["x" * 40, "q", 0]).encode()).decode().rstrip("=")
+    return [flipped, f"{forged_payload}:{signature}", payload, "", "not-a-cursor", "a" * 5000, cursor + "x"]
+
+
+def test_a_tampered_cursor_is_invalid_cursor(mcp: McpClient, standard: Published) -> None:
+    cursor = mcp.ok("skills_list", limit=1)["next_cursor"]
+    for bad in tampered(cursor):
+        result = mcp.fails("skills_list", "INVALID_CURSOR", limit=1, cursor=bad)
+        assert "active_sha" not in result["error"]
+
+
+def test_a_cursor_of_another_tool_is_invalid_cursor(mcp: McpClient, standard: Published) -> None:
+    cursor = mcp.ok("skills_list", limit=1)["next_cursor"]
+    mcp.fails("skills_search", "INVALID_CURSOR", query="review", cursor=cursor)
+    mcp.fails("skills_get_file", "INVALID_CURSOR", id="alpha", path="references/guide.md", cursor=cursor)
+
+
+def test_a_cursor_signed_with_another_key_is_invalid_cursor(
+    mcp: McpClient, standard: Published, settings
+) -> None:
+    settings.SECRET_KEY = "another-deployment-key"
+    foreign = mcp.ok("skills_list", limit=1)["next_cursor"]
+    settings.SECRET_KEY = "test-secret-key-not-for-production"
+    mcp.fails("skills_list", "INVALID_CURSOR", limit=1, cursor=foreign)
+
+
+def test_a_cursor_from_an_older_revision_is_revision_unavailable(mcp: McpClient, standard: Published) -> None:
+    cursor = mcp.ok("skills_list", limit=1)["next_cursor"]
+    standard.repo.add_skill("delta", body="Delta.\n")
+    new_sha = publish_head(standard.repo)
+    result = mcp.fails("skills_list", "REVISION_UNAVAILABLE", limit=1, cursor=cursor)
+    assert result["error"]["active_sha"] == new_sha
+    assert result["registry_sha"] == new_sha
+
+
+def test_the_full_active_sha_and_unique_prefixes_are_the_active_revision(
+    mcp: McpClient, standard: Published
+) -> None:
+    for revision in (standard.sha, standard.sha[:7], standard.sha[:12], standard.sha.upper()):
+        assert mcp.ok("skills_get", id="alpha", revision=revision)["registry_sha"] == standard.sha
+
+
+@pytest.mark.parametrize(
+    "revision",
+    ["", "HEAD", "main", "zzzzzzz", "0" * 40, "g" * 40, " {sha}", "{sha} ", "{sha}0", "{short6}"],
+)
+def test_any_other_revision_is_revision_unavailable_naming_the_active_sha(
+    mcp: McpClient, standard: Published, revision: str
+) -> None:
+    revision = revision.format(sha=standard.sha, short6=standard.sha[:6])
+    for tool in TOOLS:
+        result = mcp.fails(tool, "REVISION_UNAVAILABLE", **ARGUMENTS[tool], revision=revision)
+        assert result["error"]["active_sha"] == standard.sha
+        assert standard.sha in result["error"]["message"]
+
+
+def test_an_older_published_revision_is_revision_unavailable(mcp: McpClient, standard: Published) -> None:
+    standard.repo.add_skill("delta", body="Delta.\n")
+    new_sha = publish_head(standard.repo)
+    result = mcp.fails("skills_list", "REVISION_UNAVAILABLE", revision=standard.sha)
+    assert result["error"]["active_sha"] == new_sha
+    assert ids(mcp.ok("skills_list", revision=new_sha)["skills"]) == ["alpha", "beta", "delta", "gamma"]
+
+
+def test_a_rollback_makes_the_older_revision_the_active_one(mcp: McpClient, standard: Published) -> None:
+    standard.repo.add_skill("delta", body="Delta.\n")
+    publish_head(standard.repo)
+    publish(standard.repo.root, standard.sha, rollback=True)
+    assert ids(mcp.ok("skills_list", revision=standard.sha)["skills"]) == ["alpha", "beta", "gamma"]
+
+
+# --- skills_get ---------------------------------------------------------------------------
+
+
+def test_get_returns_metadata_instructions_and_the_files_manifest(
+    mcp: McpClient, standard: Published
+) -> None:
+    result = mcp.ok("skills_get", id="alpha")
+    assert result["metadata"]["id"] == "alpha"
+    assert result["instructions"] == "Alpha steps: review the diff.\n"
+    assert result["files"] == [
+        {
+            "path": "references/guide.md",
+            "size": len(GUIDE.encode()),
+            "sha256": hashlib.sha256(GUIDE.encode()).hexdigest(),
+            "media_type": result["files"][0]["media_type"],
+            "executable": False,
+        },
+        {
+            "path": "scripts/run.sh",
+            "size": len(SCRIPT.encode()),
+            "sha256": hashlib.sha256(SCRIPT.encode()).hexdigest(),
+            "media_type": result["files"][1]["media_type"],
+            "executable": True,
+        },
+    ]
+    assert result["files"][0]["media_type"].startswith("text/")
+
+
+def test_get_returns_the_body_unchanged(mcp: McpClient, make_repo) -> None:
+    body = "\n# Title\n\n  indented  \r\nunicode: é ✓ 🎉\n\n"
+    repo = make_repo()
+    repo.add_skill("spaces", body=body)
+    publish_head(repo)
+    assert mcp.ok("skills_get", id="spaces")["instructions"] == body
+
+
+@pytest.mark.parametrize("skill_id", ["alpha ", " alpha", "ALPHA", "Alpha", "alph", "", "alpha/", "../alpha"])
+def test_ids_are_matched_exactly(mcp: McpClient, standard: Published, skill_id: str) -> None:
+    mcp.fails("skills_get", "SKILL_NOT_FOUND", id=skill_id)
+
+
+# --- ZDR --------------------------------------------------------------------------------
+
+
+def test_zdr_skills_do_not_exist_for_an_uncleared_caller(mcp: McpClient, standard: Published) -> None:
+    assert "secret-ops" not in ids(mcp.ok("skills_list")["skills"])
+    assert "secret-ops" not in ids(mcp.ok("skills_list", tags=["security"])["skills"])
+    assert "secret-ops" not in ids(mcp.ok("skills_search", query="secret ops security incident")["results"])
+    assert "secret-ops" not in ids(mcp.ok("skills_search", query="Secret Ops")["results"])
+    mcp.fails("skills_get", "SKILL_NOT_FOUND", id="secret-ops")
+    mcp.fails("skills_get_file", "SKILL_NOT_FOUND", id="secret-ops", path="references/runbook.md")
+    everything = json.dumps([mcp.ok("skills_list"), mcp.ok("skills_search", query="review")])
+    assert "secret" not in everything.lower()
+
+
+def test_zdr_skills_are_visible_to_a_cleared_caller(mcp_zdr: McpClient, standard: Published) -> None:
+    assert ids(mcp_zdr.ok("skills_list")["skills"]) == ["alpha", "beta", "gamma", "secret-ops"]
+    assert ids(mcp_zdr.ok("skills_list", tags=["security"])["skills"]) == ["secret-ops"]
+    assert ids(mcp_zdr.ok("skills_search", query="Secret Ops")["results"])[0] == "secret-ops"
+    assert mcp_zdr.ok("skills_get", id="secret-ops")["metadata"]["required_zdr"] is True
+    assert (
+        mcp_zdr.ok("skills_get_file", id="secret-ops", path="references/runbook.md")["text"] == "# Runbook\n"
+    )
+
+
+def test_a_cursor_does_not_cross_clearances(mcp: McpClient, mcp_zdr: McpClient, standard: Published) -> None:
+    cursor = mcp_zdr.ok("skills_list", limit=2)["next_cursor"]
+    mcp.fails("skills_list", "INVALID_CURSOR", limit=2, cursor=cursor)
+
+
+def test_pages_of_an_uncleared_caller_never_count_zdr_skills(mcp: McpClient, standard: Published) -> None:
+    seen, cursor = [], None
+    while True:
+        page = mcp.ok("skills_list", limit=1, cursor=cursor)
+        seen += ids(page["skills"])
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == ["alpha", "beta", "gamma"]
