@@ -30,6 +30,7 @@ test: install
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/actionlint
 	DJANGO_SECRET_KEY=lint $(PY) manage.py makemigrations --check --dry-run
 
 clean:
