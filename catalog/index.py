@@ -10,19 +10,33 @@ CONTRACT (implemented by the publishing work; mcpapi relies on it):
         A stored snapshot by full SHA or unique prefix (>= 7 hex chars).
     load_index(ref: SnapshotRef) -> SnapshotIndex
         Cached per process per SHA (a small LRU); built from the database once.
+        SnapshotNotFound if the snapshot was pruned since `ref` was resolved.
     read_blob(sha256: str) -> bytes
         A file's bytes by content hash (one query; not cached in the index).
+        BlobNotFound if no such blob is stored.
 
     SnapshotIndex.visible(zdr_cleared: bool) -> VisibleIndex
         The ONLY way tools and resources reach skills: a caller not cleared for
         ZDR gets a view in which required_zdr skills do not exist at all.
 """
 
+import copy
+import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from catalog.config import RegistryConfig
+from catalog.config import RegistryConfig, config_from_dict
+from catalog.models import Blob, SkillVersionFile, Snapshot, SnapshotSkill
+
+# Indexes held per process: the active one, the one before it (requests still in flight
+# across a publish) and a pinned revision or two. Each holds every skill's metadata and
+# instructions, so the bound matters more than the hit rate.
+INDEX_CACHE_SIZE = 3
+_REVISION = re.compile(r"[0-9a-f]{7,40}")
+_ITERATOR_CHUNK = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,18 +130,154 @@ class SnapshotIndex:
     def visible(self, zdr_cleared: bool) -> VisibleIndex:
         return self._everyone if zdr_cleared else self._uncleared
 
+    def with_ref(self, ref: SnapshotRef) -> "SnapshotIndex":
+        """The same skills under another ref of the same SHA (re-activation moves published_at)."""
+        clone = copy.copy(self)
+        clone.ref = ref
+        return clone
+
+
+class SnapshotNotFound(LookupError):
+    """The snapshot is not stored (pruned after its ref was resolved)."""
+
+
+class BlobNotFound(LookupError):
+    """No blob with that SHA-256 is stored."""
+
 
 def active_snapshot() -> SnapshotRef | None:
-    raise NotImplementedError
+    row = Snapshot.objects.filter(is_active=True).values_list("sha", "published_at").first()
+    if row is None or row[1] is None:
+        return None
+    return SnapshotRef(sha=row[0], published_at=row[1])
 
 
 def find_snapshot(revision: str) -> SnapshotRef | None:
-    raise NotImplementedError
+    """A stored, published snapshot by full SHA or unique prefix of >= 7 lowercase hex chars;
+    None when malformed, unknown or ambiguous."""
+    if not isinstance(revision, str) or not _REVISION.fullmatch(revision):
+        return None
+    published = Snapshot.objects.filter(published_at__isnull=False)
+    if len(revision) == 40:
+        matches = published.filter(sha=revision)
+    else:
+        matches = published.filter(sha__startswith=revision)
+    rows = list(matches.values_list("sha", "published_at")[:2])
+    if len(rows) != 1:
+        return None
+    return SnapshotRef(sha=rows[0][0], published_at=rows[0][1])
+
+
+_cache: OrderedDict[str, SnapshotIndex] = OrderedDict()
+_cache_lock = threading.Lock()
+# One build per SHA at a time: concurrent first requests wait for it instead of each
+# building (and holding) their own copy; cache hits never wait behind a build.
+_build_locks: dict[str, threading.Lock] = {}
 
 
 def load_index(ref: SnapshotRef) -> SnapshotIndex:
-    raise NotImplementedError
+    while True:
+        with _cache_lock:
+            index = _cache.get(ref.sha)
+            if index is not None:
+                _cache.move_to_end(ref.sha)
+                if index.ref != ref:
+                    # Same content, another activation time (a rollback re-activated it).
+                    index = index.with_ref(ref)
+                    _cache[ref.sha] = index
+                return index
+            build_lock = _build_locks.setdefault(ref.sha, threading.Lock())
+        with build_lock:
+            with _cache_lock:
+                built = ref.sha in _cache
+            if built:
+                continue
+            try:
+                index = _build_index(ref)
+            finally:
+                with _cache_lock:
+                    _build_locks.pop(ref.sha, None)
+            with _cache_lock:
+                _cache[ref.sha] = index
+                while len(_cache) > INDEX_CACHE_SIZE:
+                    _cache.popitem(last=False)
+            return index
+
+
+def clear_index_cache() -> None:
+    """Forget every cached index (tests; a process serving requests never needs it)."""
+    with _cache_lock:
+        _cache.clear()
 
 
 def read_blob(sha256: str) -> bytes:
-    raise NotImplementedError
+    data = Blob.objects.filter(sha256=sha256).values_list("data", flat=True).first()
+    if data is None:
+        raise BlobNotFound(sha256)
+    return bytes(data)  # PostgreSQL hands back a memoryview
+
+
+def _build_index(ref: SnapshotRef) -> SnapshotIndex:
+    row = Snapshot.objects.filter(sha=ref.sha).values_list("id", "config").first()
+    if row is None:
+        raise SnapshotNotFound(ref.sha)
+    snapshot_id, config_data = row
+    config = config_from_dict(config_data)
+
+    files: dict[int, list[FileEntry]] = {}
+    file_rows = SkillVersionFile.objects.filter(skill_version__snapshot_skills__snapshot_id=snapshot_id)
+    for version_id, path, size, sha256, media_type, executable in file_rows.values_list(
+        "skill_version_id", "path", "size", "blob_id", "media_type", "executable"
+    ).iterator(chunk_size=_ITERATOR_CHUNK):
+        files.setdefault(version_id, []).append(FileEntry(path, size, sha256, media_type, executable))
+
+    skills = []
+    skill_rows = SnapshotSkill.objects.filter(snapshot_id=snapshot_id).values_list(
+        "skill_version_id",
+        "skill_id",
+        "skill_version__name",
+        "skill_version__description",
+        "skill_version__version",
+        "skill_version__tags",
+        "skill_version__keywords",
+        "skill_version__requires",
+        "skill_version__required_zdr",
+        "skill_version__content_hash",
+        "skill_version__instructions",
+        "skill_version__skill_md_id",
+        "skill_version__skill_md__size",
+    )
+    for (
+        version_id,
+        skill_id,
+        name,
+        description,
+        version,
+        tags,
+        keywords,
+        requires,
+        required_zdr,
+        content_hash,
+        instructions,
+        skill_md_sha256,
+        skill_md_size,
+    ) in skill_rows.iterator(chunk_size=_ITERATOR_CHUNK):
+        skills.append(
+            SkillEntry(
+                id=skill_id,
+                name=name,
+                description=description,
+                version=version,
+                tags=tuple(tags),
+                keywords=tuple(keywords),
+                requires=tuple(requires),
+                required_zdr=required_zdr,
+                content_hash=content_hash,
+                instructions=instructions,
+                skill_md_sha256=skill_md_sha256,
+                skill_md_size=skill_md_size,
+                # Sorted here, not by the database: collations differ, code points do not.
+                files=tuple(sorted(files.pop(version_id, ()), key=lambda entry: entry.path)),
+            )
+        )
+    return SnapshotIndex(ref, config, skills)

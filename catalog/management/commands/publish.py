@@ -1,0 +1,35 @@
+"""manage.py publish <rev> [--repo PATH] [--rollback] (SPEC §4)."""
+
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from catalog.publishing import PublishError, publish
+
+
+class Command(BaseCommand):
+    help = (
+        "Validate a commit of the skills repository (read from git objects, never the working tree) "
+        "and store and activate it as the registry's snapshot, in one transaction."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("rev", help="A commit: full or abbreviated SHA, branch, tag, HEAD~1, ...")
+        parser.add_argument(
+            "--repo",
+            default=None,
+            help="The skills repository (default: SKILLS_REPO_PATH, else the project).",
+        )
+        parser.add_argument(
+            "--rollback",
+            action="store_true",
+            help="Allow a commit that is not a descendant of the active one, and skip the version rule.",
+        )
+
+    def handle(self, *args: Any, rev: str, repo: str | None, rollback: bool, **options: Any) -> None:
+        try:
+            result = publish(repo or settings.SKILLS_REPO_PATH, rev, rollback=rollback)
+        except PublishError as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(result.summary())

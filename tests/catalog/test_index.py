@@ -1,0 +1,217 @@
+"""The read side: the active snapshot, revisions by prefix, the cached in-memory index, blobs."""
+
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+
+from catalog import index
+from catalog.index import (
+    BlobNotFound,
+    SnapshotIndex,
+    SnapshotNotFound,
+    SnapshotRef,
+    active_snapshot,
+    find_snapshot,
+    load_index,
+    read_blob,
+)
+from catalog.models import Snapshot
+from catalog.publishing import prune_snapshots, publish
+from tests.catalog.publish_support import bump, two_skills
+from tests.skillrepo import DEFAULT_CONFIG, SkillRepo
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache() -> Iterator[None]:
+    index.clear_index_cache()
+    yield
+    index.clear_index_cache()
+
+
+def stored_snapshot(sha: str) -> Snapshot:
+    """A bare snapshot row (no skills), for the lookups that only read the snapshot table."""
+    return Snapshot.objects.create(
+        sha=sha,
+        published_at=datetime(2026, 1, 1, tzinfo=UTC),
+        skill_count=0,
+        file_count=0,
+        total_bytes=0,
+        config=DEFAULT_CONFIG,
+    )
+
+
+@pytest.mark.django_db
+def test_there_is_no_active_snapshot_before_the_first_publish() -> None:
+    assert active_snapshot() is None
+
+
+@pytest.mark.django_db
+def test_the_active_snapshot_is_read_fresh_on_every_call(skill_repo: SkillRepo) -> None:
+    first = publish(skill_repo.root, two_skills(skill_repo))
+    assert active_snapshot() == SnapshotRef(first.sha, first.published_at)
+
+    second = publish(skill_repo.root, bump(skill_repo, "beta", "1.1.0", "Beta, better.\n"))
+
+    assert active_snapshot() == SnapshotRef(second.sha, second.published_at)
+
+
+@pytest.mark.django_db
+def test_find_snapshot_takes_a_full_sha_or_a_unique_prefix() -> None:
+    sha = "abcdef0" + "1" * 33
+    stored_snapshot(sha)
+    stored_snapshot("abcdef9" + "2" * 33)
+    expected = SnapshotRef(sha, datetime(2026, 1, 1, tzinfo=UTC))
+
+    assert find_snapshot(sha) == expected
+    assert find_snapshot("abcdef01") == expected
+    assert find_snapshot("abcdef0") == expected
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "revision",
+    [
+        "abcdef",  # too short
+        "abcdef0",  # ambiguous: both stored snapshots start with it
+        "ABCDEF01",  # upper case
+        "abcdef01\n",
+        " abcdef01",
+        "abcdefg1",
+        "abcdef" + "0" * 35,  # 41 chars
+        "0123456789",  # unknown
+        "",
+    ],
+)
+def test_find_snapshot_refuses_malformed_unknown_and_ambiguous_revisions(revision: str) -> None:
+    stored_snapshot("abcdef0" + "1" * 33)
+    stored_snapshot("abcdef0" + "2" * 33)
+    assert find_snapshot(revision) is None
+
+
+@pytest.mark.django_db
+def test_find_snapshot_finds_an_inactive_snapshot(skill_repo: SkillRepo) -> None:
+    old = publish(skill_repo.root, two_skills(skill_repo))
+    publish(skill_repo.root, bump(skill_repo, "beta", "1.1.0", "Beta, better.\n"))
+
+    assert find_snapshot(old.sha[:7]) == SnapshotRef(old.sha, old.published_at)
+
+
+@pytest.mark.django_db
+def test_the_index_holds_the_snapshot_and_hides_zdr_skills_from_uncleared_callers(
+    skill_repo: SkillRepo,
+) -> None:
+    config = {**DEFAULT_CONFIG, "file_page_bytes": 1024, "pagination": {"default_limit": 7, "max_limit": 9}}
+    skill_repo.write_config(config)
+    skill_repo.add_skill(
+        "alpha",
+        files={"scripts/run.sh": "echo hi\n", "references/b.md": "B\n", "references/a/z.md": "Z\n"},
+        tags=["docs"],
+    )
+    skill_repo.add_skill("zeta", body="Secret steps.\n", required_zdr=True)
+    result = publish(skill_repo.root, skill_repo.commit())
+    skill_md = (skill_repo.root / "skills/alpha/SKILL.md").read_bytes()
+
+    snapshot_index = load_index(active_snapshot())  # type: ignore[arg-type]
+
+    assert snapshot_index.ref == SnapshotRef(result.sha, result.published_at)
+    assert snapshot_index.config.file_page_bytes == 1024
+    assert snapshot_index.config.pagination.default_limit == 7
+    everyone = snapshot_index.visible(True)
+    assert [skill.id for skill in everyone.skills] == ["alpha", "zeta"]
+    assert [skill.id for skill in snapshot_index.visible(False).skills] == ["alpha"]
+    assert snapshot_index.visible(False).get("zeta") is None
+    alpha = everyone.get("alpha")
+    assert alpha is not None
+    assert alpha.metadata()["tags"] == ["docs"]
+    assert alpha.instructions == "Do the thing, step by step.\n"
+    assert alpha.skill_md_size == len(skill_md)
+    assert read_blob(alpha.skill_md_sha256) == skill_md
+    assert [entry.path for entry in alpha.files] == ["references/a/z.md", "references/b.md", "scripts/run.sh"]
+    run = alpha.file("scripts/run.sh")
+    assert run is not None and run.executable and run.size == 8
+    assert read_blob(run.sha256) == b"echo hi\n"
+
+
+@pytest.mark.django_db
+def test_read_blob_raises_for_an_unknown_hash() -> None:
+    with pytest.raises(BlobNotFound):
+        read_blob("0" * 64)
+
+
+@pytest.mark.django_db
+def test_the_index_is_built_once_per_sha(skill_repo: SkillRepo, django_assert_num_queries) -> None:  # type: ignore[no-untyped-def]
+    publish(skill_repo.root, two_skills(skill_repo))
+    ref = active_snapshot()
+    assert ref is not None
+    first = load_index(ref)
+
+    with django_assert_num_queries(0):
+        assert load_index(ref) is first
+
+
+@pytest.mark.django_db
+def test_a_rollback_moves_published_at_without_a_rebuild(
+    skill_repo: SkillRepo, django_assert_num_queries
+) -> None:  # type: ignore[no-untyped-def]
+    old = two_skills(skill_repo)
+    publish(skill_repo.root, old)
+    before = load_index(active_snapshot())  # type: ignore[arg-type]
+    publish(skill_repo.root, bump(skill_repo, "beta", "1.1.0", "Beta, better.\n"))
+    publish(skill_repo.root, old, rollback=True)
+    ref = active_snapshot()
+    assert ref is not None and ref.published_at > before.ref.published_at
+
+    with django_assert_num_queries(0):
+        after = load_index(ref)
+
+    assert after.ref == ref
+    assert after.visible(True).skills is before.visible(True).skills
+
+
+@pytest.mark.django_db
+def test_the_cache_keeps_only_a_few_indexes(skill_repo: SkillRepo) -> None:
+    refs = []
+    for number in range(index.INDEX_CACHE_SIZE + 1):
+        sha = bump(skill_repo, "beta", f"1.{number}.0", f"Beta {number}.\n")
+        result = publish(skill_repo.root, sha)
+        refs.append(SnapshotRef(result.sha, result.published_at))
+    first = load_index(refs[0])
+    for ref in refs[1:]:
+        load_index(ref)
+
+    assert load_index(refs[-1]) is load_index(refs[-1])
+    assert load_index(refs[0]) is not first  # evicted, built again
+
+
+@pytest.mark.django_db
+def test_a_pruned_snapshot_cannot_be_loaded(skill_repo: SkillRepo) -> None:
+    old = publish(skill_repo.root, two_skills(skill_repo))
+    publish(skill_repo.root, bump(skill_repo, "beta", "1.1.0", "Beta, better.\n"))
+    prune_snapshots(1)
+
+    with pytest.raises(SnapshotNotFound):
+        load_index(SnapshotRef(old.sha, old.published_at))
+
+
+def test_concurrent_first_loads_build_the_index_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    builds: list[str] = []
+    ref = SnapshotRef("f" * 40, datetime(2026, 1, 1, tzinfo=UTC))
+
+    def slow_build(wanted: SnapshotRef) -> SnapshotIndex:
+        builds.append(wanted.sha)
+        time.sleep(0.2)
+        return SnapshotIndex(wanted, config=None, skills=[])  # type: ignore[arg-type]
+
+    monkeypatch.setattr(index, "_build_index", slow_build)
+    results: list[SnapshotIndex] = []
+    threads = [threading.Thread(target=lambda: results.append(load_index(ref))) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert builds == [ref.sha]
+    assert len(results) == 8 and all(result is results[0] for result in results)
