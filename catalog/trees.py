@@ -178,7 +178,11 @@ def resolve_commit(repo: git.Repo, rev: str) -> git.Commit:
     if not rev or rev.startswith("-") or any(ch.isspace() for ch in rev):
         raise TreeError(f"{rev!r}: not a valid revision")
     try:
-        return repo.commit(rev)
+        commit = repo.commit(rev)
+        # GitPython hands back the all-zero SHA without looking it up; reading its tree
+        # makes git confirm the commit exists before anyone relies on it.
+        commit.tree  # noqa: B018
+        return commit
     except (BadName, BadObject, ValueError, git.GitCommandError):
         raise TreeError(f"{rev!r}: unknown revision in {repo.working_dir or repo.git_dir}") from None
 
