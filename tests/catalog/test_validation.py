@@ -1,0 +1,632 @@
+"""Every rule of SPEC §2-3 over a whole repository, through real git trees."""
+
+import hashlib
+
+import pytest
+
+from catalog.hashing import content_hash
+from catalog.trees import WorkingTree
+from catalog.validation import BaseSkill, ValidatedFile, base_skills_from_tree, media_type_for
+from tests.catalog.tree_support import (
+    base_of,
+    codes,
+    config_with,
+    nested_repository,
+    skill_md_of_size,
+    symlink,
+    validate,
+    validate_commit,
+)
+from tests.skillrepo import SkillRepo, skill_md
+
+MD = "skills/demo/SKILL.md"
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+# --- a valid repository -----------------------------------------------------------------
+
+
+def test_it_accepts_an_empty_registry(skill_repo: SkillRepo) -> None:
+    report = validate(skill_repo)
+    assert report.ok
+    assert report.skills == []
+    assert report.config is not None
+
+
+def test_it_returns_every_valid_skill_with_its_metadata_files_and_hash(skill_repo: SkillRepo) -> None:
+    files = {
+        "references/api/auth.md": "# Auth\n",
+        "templates/out.txt": "template\n",
+        "scripts/run.py": "print('hi')\n",
+    }
+    skill_repo.add_skill(
+        "demo", "Use it.\n", files, tags=["data"], keywords=["csv"], requires=["python3"], required_zdr=True
+    )
+    report = validate(skill_repo)
+    assert report.ok, report.problems
+    [skill] = report.skills
+    raw_md = (skill_repo.root / MD).read_bytes()
+    assert (skill.id, skill.name, skill.version) == ("demo", "Demo", "1.0.0")
+    assert (skill.tags, skill.keywords, skill.requires, skill.required_zdr) == (
+        ("data",),
+        ("csv",),
+        ("python3",),
+        True,
+    )
+    assert skill.instructions == "Use it.\n"
+    assert (skill.skill_md_source, skill.skill_md_size, skill.skill_md_sha256) == (
+        MD,
+        len(raw_md),
+        sha(raw_md),
+    )
+    assert skill.files == (
+        ValidatedFile(
+            "references/api/auth.md",
+            "skills/demo/references/api/auth.md",
+            7,
+            sha(b"# Auth\n"),
+            "text/markdown",
+            False,
+        ),
+        ValidatedFile(
+            "scripts/run.py", "skills/demo/scripts/run.py", 12, sha(b"print('hi')\n"), "text/x-python", True
+        ),
+        ValidatedFile(
+            "templates/out.txt", "skills/demo/templates/out.txt", 9, sha(b"template\n"), "text/plain", False
+        ),
+    )
+    assert skill.content_hash == content_hash(raw_md, [(f.path, f.sha256) for f in skill.files])
+
+
+def test_it_lists_skills_by_id(skill_repo: SkillRepo) -> None:
+    for skill_id in ("zeta", "alpha", "mid"):
+        skill_repo.add_skill(skill_id)
+    assert [skill.id for skill in validate(skill_repo).skills] == ["alpha", "mid", "zeta"]
+
+
+def test_it_validates_a_commit_like_the_working_tree(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", files={"references/a.md": "a\n"})
+    skill_repo.commit()
+    assert validate_commit(skill_repo).skills == validate(skill_repo).skills
+
+
+def test_it_validates_uncommitted_edits_in_the_working_tree(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo")
+    skill_repo.commit()
+    skill_repo.write(MD, skill_md("demo", required_zrd=True))
+    assert (MD, "unknown_key") in codes(validate(skill_repo))
+    assert validate_commit(skill_repo).ok
+
+
+def test_it_validates_a_commit_without_the_dirty_work_tree(skill_repo: SkillRepo) -> None:
+    skill_repo.write(MD, skill_md("demo", required_zrd=True))
+    skill_repo.commit()
+    skill_repo.add_skill("demo")
+    assert validate(skill_repo).ok
+    assert (MD, "unknown_key") in codes(validate_commit(skill_repo))
+
+
+def test_it_ignores_files_git_would_not_commit(skill_repo: SkillRepo) -> None:
+    skill_repo.write(".gitignore", "*.swp\n")
+    skill_repo.add_skill("demo")
+    skill_repo.write("skills/demo/.SKILL.md.swp", b"\0binary editor state")
+    assert validate(skill_repo).ok
+
+
+def test_it_only_returns_skills_without_problems(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("good")
+    skill_repo.add_skill("bad", required_zdr="true")
+    report = validate(skill_repo)
+    assert [skill.id for skill in report.skills] == ["good"]
+    assert codes(report) == {("skills/bad/SKILL.md", "invalid_required_zdr")}
+
+
+def test_it_reports_every_problem_sorted_by_path_then_message(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("b-skill", tags=["Bad"], files_list=["references/missing.md"])
+    skill_repo.write("skills/b-skill/notes.md", "x\n")
+    skill_repo.add_skill("a-skill", version="one")
+    report = validate(skill_repo)
+    keys = [(problem.path, problem.message) for problem in report.problems]
+    assert keys == sorted(keys)
+    assert codes(report) == {
+        ("skills/a-skill/SKILL.md", "invalid_version"),
+        ("skills/b-skill/SKILL.md", "invalid_tag"),
+        ("skills/b-skill/SKILL.md", "listed_file_missing"),
+        ("skills/b-skill/notes.md", "disallowed_location"),
+        ("skills/b-skill/notes.md", "unlisted_file"),
+    }
+
+
+# --- registry.config.json ---------------------------------------------------------------
+
+
+def test_it_rejects_a_missing_config_naming_it(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo")
+    skill_repo.remove("registry.config.json")
+    report = validate(skill_repo)
+    assert report.config is None
+    assert codes(report) == {("registry.config.json", "missing_config")}
+    assert report.skills == []
+
+
+def test_it_rejects_an_invalid_config_with_the_reason(skill_repo: SkillRepo) -> None:
+    skill_repo.write("registry.config.json", '{"schema_version": 1}')
+    report = validate(skill_repo)
+    [problem] = report.problems
+    assert (problem.path, problem.code) == ("registry.config.json", "invalid_config")
+    assert problem.message.startswith("invalid config: missing key 'skills_dir'")
+
+
+def test_it_rejects_a_config_that_is_not_json(skill_repo: SkillRepo) -> None:
+    skill_repo.write("registry.config.json", "{")
+    assert codes(validate(skill_repo)) == {("registry.config.json", "invalid_config")}
+
+
+def test_it_rejects_a_symlinked_config(skill_repo: SkillRepo) -> None:
+    skill_repo.write("real.json", (skill_repo.root / "registry.config.json").read_text())
+    skill_repo.remove("registry.config.json")
+    symlink(skill_repo, "registry.config.json", "real.json")
+    report = validate(skill_repo)
+    assert codes(report) == {("registry.config.json", "invalid_config")}
+    assert "symlink" in report.problems[0].message
+
+
+def test_it_uses_the_configured_skills_dir(tmp_path) -> None:
+    config = config_with()
+    config["skills_dir"] = "catalogue"
+    repo = SkillRepo(tmp_path / "repo", config)
+    repo.write("catalogue/demo/SKILL.md", skill_md("demo"))
+    repo.add_skill("ignored", required_zrd=True)  # under skills/, which this config does not use
+    report = validate(repo)
+    assert report.ok
+    assert [skill.id for skill in report.skills] == ["demo"]
+    assert report.skills[0].skill_md_source == "catalogue/demo/SKILL.md"
+
+
+# --- the layout of skills/ --------------------------------------------------------------
+
+
+def test_it_rejects_a_skills_dir_that_is_a_file(skill_repo: SkillRepo) -> None:
+    (skill_repo.root / "skills").rmdir()
+    skill_repo.write("skills", "not a directory\n")
+    assert codes(validate(skill_repo)) == {("skills", "skills_dir_not_directory")}
+
+
+def test_it_rejects_a_file_directly_under_skills(skill_repo: SkillRepo) -> None:
+    skill_repo.write("skills/README.md", "# Skills\n")
+    report = validate(skill_repo)
+    assert codes(report) == {("skills/README.md", "not_a_skill_directory")}
+
+
+def test_it_rejects_a_directory_without_skill_md(skill_repo: SkillRepo) -> None:
+    skill_repo.write("skills/demo/references/a.md", "a\n")
+    assert (MD, "missing_skill_md") in codes(validate(skill_repo))
+
+
+def test_it_rejects_a_symlinked_skill_directory(skill_repo: SkillRepo) -> None:
+    skill_repo.write("elsewhere/demo/SKILL.md", skill_md("demo"))
+    symlink(skill_repo, "skills/demo", "../elsewhere/demo")
+    assert codes(validate(skill_repo)) == {("skills/demo", "symlink")}
+
+
+def test_it_rejects_a_submodule_as_a_skill(skill_repo: SkillRepo) -> None:
+    nested_repository(skill_repo, "skills/demo")
+    skill_repo.commit()
+    assert codes(validate(skill_repo)) == {("skills/demo", "submodule")}
+    assert codes(validate_commit(skill_repo)) == {("skills/demo", "submodule")}
+
+
+def test_it_rejects_an_id_that_differs_from_the_directory_name(skill_repo: SkillRepo) -> None:
+    skill_repo.write(MD, skill_md("other"))
+    report = validate(skill_repo)
+    assert codes(report) == {(MD, "id_mismatch")}
+    assert report.problems[0].message == "id 'other' must equal the directory name 'demo'"
+
+
+def test_it_rejects_a_directory_name_that_is_not_an_id(skill_repo: SkillRepo) -> None:
+    skill_repo.write("skills/Demo/SKILL.md", skill_md("demo"))
+    assert codes(validate(skill_repo)) == {("skills/Demo/SKILL.md", "id_mismatch")}
+
+
+def test_it_names_skill_md_for_a_frontmatter_problem(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", name="")
+    assert codes(validate(skill_repo)) == {(MD, "invalid_name")}
+
+
+# --- supporting files -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "references/a.md",
+        "references/api/auth.md",
+        "templates/email/deep/t.txt",
+        "scripts/run.sh",
+        "scripts/tool.py",
+        "scripts/app.js",
+        "scripts/app.ts",
+        "scripts/task.rb",
+        "scripts/README.md",
+        "references/UPPER.MD",
+    ],
+)
+def test_it_accepts_a_listed_file_in_an_allowed_folder_with_an_allowed_extension(
+    skill_repo: SkillRepo, path: str
+) -> None:
+    skill_repo.add_skill("demo", files={path: "text\n"})
+    report = validate(skill_repo)
+    assert report.ok, report.problems
+    assert [f.path for f in report.skills[0].files] == [path]
+
+
+@pytest.mark.parametrize("path", ["notes.md", "docs/a.md", "Scripts/run.sh", "references"])
+def test_it_rejects_a_file_outside_references_templates_and_scripts(skill_repo: SkillRepo, path: str) -> None:
+    skill_repo.add_skill("demo", files={path: "text\n"})
+    report = validate(skill_repo)
+    assert (f"skills/demo/{path}", "disallowed_location") in codes(report)
+    assert report.skills == []
+
+
+@pytest.mark.parametrize(
+    "path", ["references/tool.py", "templates/run.sh", "references/a.exe", "references/noext"]
+)
+def test_it_rejects_an_extension_not_allowed_in_its_folder(skill_repo: SkillRepo, path: str) -> None:
+    skill_repo.add_skill("demo", files={path: "text\n"})
+    report = validate(skill_repo)
+    assert codes(report) == {(f"skills/demo/{path}", "disallowed_extension")}
+
+
+def test_it_rejects_a_script_extension_missing_from_the_config(tmp_path) -> None:
+    config = config_with()
+    config["allowed_script_extensions"] = [".sh"]
+    repo = SkillRepo(tmp_path / "repo", config)
+    repo.add_skill("demo", files={"scripts/a.sh": "x\n", "scripts/b.py": "x\n"})
+    assert codes(validate(repo)) == {("skills/demo/scripts/b.py", "disallowed_extension")}
+
+
+def test_it_rejects_a_file_that_is_not_listed_naming_the_file(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", files={"references/a.md": "a\n"}, files_list=[])
+    report = validate(skill_repo)
+    assert codes(report) == {("skills/demo/references/a.md", "unlisted_file")}
+
+
+def test_it_rejects_files_when_the_files_key_is_absent(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", files={"references/a.md": "a\n"}, files_list=None)
+    assert codes(validate(skill_repo)) == {("skills/demo/references/a.md", "unlisted_file")}
+
+
+def test_it_rejects_a_listed_file_that_does_not_exist(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", files_list=["references/gone.md"])
+    report = validate(skill_repo)
+    assert codes(report) == {(MD, "listed_file_missing")}
+    assert "'references/gone.md'" in report.problems[0].message
+
+
+def test_it_rejects_a_listed_directory(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill(
+        "demo", files={"references/a.md": "a\n"}, files_list=["references/a.md", "references"]
+    )
+    assert codes(validate(skill_repo)) == {(MD, "listed_file_missing")}
+
+
+def test_it_rejects_a_listed_file_deleted_from_the_working_tree(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", files={"references/a.md": "a\n"})
+    skill_repo.commit()
+    skill_repo.remove("skills/demo/references/a.md")
+    assert codes(validate(skill_repo)) == {(MD, "listed_file_missing")}
+    assert validate_commit(skill_repo).ok
+
+
+def test_it_rejects_a_dot_dot_path_in_files_naming_it(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", files_list=["references/../../other/SKILL.md"])
+    report = validate(skill_repo)
+    assert codes(report) == {(MD, "invalid_path")}
+    assert "'references/../../other/SKILL.md'" in report.problems[0].message
+
+
+@pytest.mark.parametrize("name", ["a%20b.md", "a\\b.md"])
+def test_it_rejects_a_file_on_disk_whose_path_could_not_be_retrieved(
+    skill_repo: SkillRepo, name: str
+) -> None:
+    skill_repo.add_skill("demo", files={f"references/{name}": "x\n"})
+    report = validate(skill_repo)
+    assert (f"skills/demo/references/{name}", "invalid_path") in codes(report)
+    assert (MD, "invalid_path") in codes(report)
+
+
+def test_it_rejects_a_symlink_naming_the_file(skill_repo: SkillRepo) -> None:
+    skill_repo.write("secret.md", "private\n")
+    skill_repo.add_skill("demo", files_list=["references/link.md"])
+    symlink(skill_repo, "skills/demo/references/link.md", "../../../secret.md")
+    report = validate(skill_repo)
+    assert codes(report) == {("skills/demo/references/link.md", "symlink")}
+    assert report.skills == []
+    skill_repo.commit()
+    assert codes(validate_commit(skill_repo)) == {("skills/demo/references/link.md", "symlink")}
+
+
+def test_it_rejects_a_symlinked_skill_md(skill_repo: SkillRepo) -> None:
+    skill_repo.write("elsewhere.md", skill_md("demo"))
+    symlink(skill_repo, MD, "../../elsewhere.md")
+    assert codes(validate(skill_repo)) == {(MD, "symlink")}
+
+
+def test_it_rejects_a_submodule_inside_a_skill(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo")
+    nested_repository(skill_repo, "skills/demo/references/vendor")
+    skill_repo.commit()
+    assert codes(validate(skill_repo)) == {("skills/demo/references/vendor", "submodule")}
+    assert codes(validate_commit(skill_repo)) == {("skills/demo/references/vendor", "submodule")}
+
+
+# --- content ----------------------------------------------------------------------------
+
+
+def test_it_rejects_a_file_with_a_nul_byte_naming_it(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", files={"references/a.md": b"text\0more"})
+    report = validate(skill_repo)
+    assert codes(report) == {("skills/demo/references/a.md", "binary_content")}
+    assert report.problems[0].message == "contains a NUL byte at offset 4; only text files are allowed"
+
+
+def test_it_rejects_a_file_that_is_not_utf8_naming_it(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", files={"references/a.txt": b"caf\xe9\n"})
+    report = validate(skill_repo)
+    assert codes(report) == {("skills/demo/references/a.txt", "not_utf8")}
+    assert report.problems[0].message == "is not valid UTF-8 (bad byte at offset 3)"
+
+
+def test_it_rejects_a_binary_skill_md(skill_repo: SkillRepo) -> None:
+    skill_repo.write(MD, skill_md("demo").encode() + b"\x89PNG\0")
+    assert codes(validate(skill_repo)) == {(MD, "binary_content")}
+
+
+def test_it_accepts_multibyte_utf8(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", "Étape 1 — café ☕\n", files={"references/a.md": "日本語\n"})
+    assert validate(skill_repo).ok
+
+
+# --- limits (inclusive) -----------------------------------------------------------------
+
+
+def test_it_accepts_a_skill_md_exactly_at_max_skill_md_bytes(tmp_path) -> None:
+    repo = SkillRepo(tmp_path / "repo", config_with(max_skill_md_bytes=1000))
+    repo.write(MD, skill_md_of_size("demo", 1000))
+    assert validate(repo).ok
+
+
+def test_it_rejects_a_skill_md_one_byte_over_max_skill_md_bytes(tmp_path) -> None:
+    repo = SkillRepo(tmp_path / "repo", config_with(max_skill_md_bytes=1000))
+    repo.write(MD, skill_md_of_size("demo", 1001))
+    report = validate(repo)
+    assert codes(report) == {(MD, "skill_md_too_large")}
+    assert report.problems[0].message == "is 1001 bytes, more than max_skill_md_bytes (1000)"
+
+
+def test_it_accepts_a_file_exactly_at_max_file_bytes(tmp_path) -> None:
+    repo = SkillRepo(tmp_path / "repo", config_with(max_file_bytes=100))
+    repo.add_skill("demo", files={"references/a.md": "x" * 100})
+    assert validate(repo).ok
+
+
+def test_it_rejects_a_file_one_byte_over_max_file_bytes(tmp_path) -> None:
+    repo = SkillRepo(tmp_path / "repo", config_with(max_file_bytes=100))
+    repo.add_skill("demo", files={"references/a.md": "x" * 101})
+    report = validate(repo)
+    assert codes(report) == {("skills/demo/references/a.md", "file_too_large")}
+    assert report.problems[0].message == "is 101 bytes, more than max_file_bytes (100)"
+
+
+def test_it_accepts_a_skill_exactly_at_max_skill_total_bytes(tmp_path) -> None:
+    md = skill_md_of_size("demo", 600, files=["references/a.md"])
+    repo = SkillRepo(tmp_path / "repo", config_with(max_skill_total_bytes=1000))
+    repo.write(MD, md)
+    repo.write("skills/demo/references/a.md", "x" * 400)
+    assert validate(repo).ok
+
+
+def test_it_rejects_a_skill_one_byte_over_max_skill_total_bytes(tmp_path) -> None:
+    md = skill_md_of_size("demo", 600, files=["references/a.md"])
+    repo = SkillRepo(tmp_path / "repo", config_with(max_skill_total_bytes=1000))
+    repo.write(MD, md)
+    repo.write("skills/demo/references/a.md", "x" * 401)
+    report = validate(repo)
+    assert codes(report) == {(MD, "skill_too_large")}
+    assert (
+        report.problems[0].message == "the skill is 1001 bytes in all, more than max_skill_total_bytes (1000)"
+    )
+
+
+def test_it_accepts_exactly_max_files_per_skill_supporting_files(tmp_path) -> None:
+    repo = SkillRepo(tmp_path / "repo", config_with(max_files_per_skill=3))
+    repo.add_skill("demo", files={f"references/{n}.md": "x\n" for n in range(3)})
+    assert validate(repo).ok
+
+
+def test_it_rejects_one_supporting_file_over_max_files_per_skill(tmp_path) -> None:
+    repo = SkillRepo(tmp_path / "repo", config_with(max_files_per_skill=3))
+    repo.add_skill("demo", files={f"references/{n}.md": "x\n" for n in range(4)})
+    report = validate(repo)
+    assert codes(report) == {(MD, "too_many_files")}
+    assert report.problems[0].message == (
+        "the skill has 4 supporting files, more than max_files_per_skill (3)"
+    )
+
+
+def test_it_accepts_exactly_max_skills(tmp_path) -> None:
+    repo = SkillRepo(tmp_path / "repo", config_with(max_skills=3))
+    for n in range(3):
+        repo.add_skill(f"skill-{n}")
+    assert validate(repo).ok
+
+
+def test_it_rejects_one_skill_over_max_skills(tmp_path) -> None:
+    repo = SkillRepo(tmp_path / "repo", config_with(max_skills=3))
+    for n in range(4):
+        repo.add_skill(f"skill-{n}")
+    report = validate(repo)
+    assert codes(report) == {("skills", "too_many_skills")}
+    assert report.problems[0].message == "holds 4 skills, more than max_skills (3)"
+
+
+def test_it_does_not_read_files_of_a_skill_over_its_limits(tmp_path) -> None:
+    repo = SkillRepo(tmp_path / "repo", config_with(max_skill_total_bytes=1000))
+    repo.add_skill("demo", files={"references/a.md": b"x" * 990 + b"\0"})
+    # Over the total: reported, and the binary content is never read (so not reported).
+    assert codes(validate(repo)) == {(MD, "skill_too_large")}
+
+
+# --- the version rule against a base ----------------------------------------------------
+
+
+def test_it_accepts_a_new_skill_that_is_not_in_the_base(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("old")
+    skill_repo.commit()
+    skill_repo.add_skill("new", version="0.1.0")
+    assert validate(skill_repo, base_of(skill_repo)).ok
+
+
+def test_it_accepts_an_unchanged_skill(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", files={"references/a.md": "a\n"})
+    skill_repo.commit()
+    assert validate(skill_repo, base_of(skill_repo)).ok
+
+
+def test_it_rejects_changed_instructions_without_a_version_bump(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", "Old steps.\n")
+    skill_repo.commit()
+    skill_repo.add_skill("demo", "New steps.\n")
+    report = validate(skill_repo, base_of(skill_repo))
+    assert codes(report) == {(MD, "version_not_bumped")}
+    assert report.problems[0].message == (
+        "content changed since the base revision but version 1.0.0 is not greater than 1.0.0; "
+        "bump it (e.g. to 1.0.1)"
+    )
+    assert report.skills == []
+
+
+def test_it_rejects_a_changed_supporting_file_without_a_version_bump(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", files={"references/a.md": "one\n"})
+    skill_repo.commit()
+    skill_repo.write("skills/demo/references/a.md", "two\n")
+    assert codes(validate(skill_repo, base_of(skill_repo))) == {(MD, "version_not_bumped")}
+
+
+def test_it_rejects_an_added_supporting_file_without_a_version_bump(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo")
+    skill_repo.commit()
+    skill_repo.add_skill("demo", files={"references/a.md": "new\n"})
+    assert codes(validate(skill_repo, base_of(skill_repo))) == {(MD, "version_not_bumped")}
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("1.0.0", "1.0.1"), ("1.0.0", "2.0.0"), ("1.0.0-rc.1", "1.0.0"), ("1.0.0-alpha", "1.0.0-beta")],
+)
+def test_it_accepts_changed_content_with_a_greater_version(skill_repo: SkillRepo, old: str, new: str) -> None:
+    skill_repo.add_skill("demo", "Old steps.\n", version=old)
+    skill_repo.commit()
+    skill_repo.add_skill("demo", "New steps.\n", version=new)
+    report = validate(skill_repo, base_of(skill_repo))
+    assert report.ok, report.problems
+
+
+def test_it_accepts_a_pure_version_bump(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo")
+    skill_repo.commit()
+    skill_repo.add_skill("demo", version="1.0.1")
+    assert validate(skill_repo, base_of(skill_repo)).ok
+
+
+@pytest.mark.parametrize(("old", "new"), [("1.0.1", "1.0.0"), ("2.0.0", "1.9.9"), ("1.0.0", "1.0.0-rc.1")])
+def test_it_rejects_a_version_decrease(skill_repo: SkillRepo, old: str, new: str) -> None:
+    skill_repo.add_skill("demo", version=old)
+    skill_repo.commit()
+    skill_repo.add_skill("demo", version=new)
+    report = validate(skill_repo, base_of(skill_repo))
+    assert codes(report) == {(MD, "version_decreased")}
+    assert report.problems[0].message == (
+        f"version {new} is lower than {old} in the base revision; versions never decrease"
+    )
+
+
+def test_it_treats_build_metadata_as_no_bump(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", "Old.\n", version="1.0.0+build.1")
+    skill_repo.commit()
+    skill_repo.add_skill("demo", "New.\n", version="1.0.0+build.2")
+    assert codes(validate(skill_repo, base_of(skill_repo))) == {(MD, "version_not_bumped")}
+
+
+def test_it_applies_no_version_rule_without_a_base(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", version="2.0.0")
+    skill_repo.commit()
+    skill_repo.add_skill("demo", "Changed.\n", version="1.0.0")
+    assert validate(skill_repo).ok
+
+
+def test_it_compares_against_a_base_mapping_from_any_source(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", version="1.0.0")
+    report = validate(skill_repo, {"demo": BaseSkill(content_hash="0" * 64, version="1.0.0")})
+    assert codes(report) == {(MD, "version_not_bumped")}
+
+
+# --- base_skills_from_tree --------------------------------------------------------------
+
+
+def test_base_skills_carry_the_hash_and_version_of_each_skill(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", files={"references/a.md": "a\n"}, version="1.2.3")
+    skill_repo.add_skill("other")
+    skill_repo.commit()
+    report = validate(skill_repo)
+    base = base_of(skill_repo)
+    assert base == {skill.id: BaseSkill(skill.content_hash, skill.version) for skill in report.skills}
+    assert base["demo"].version == "1.2.3"
+
+
+def test_base_skills_include_a_skill_with_other_problems(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", files={"references/a.md": "a\n"}, files_list=[], version="1.2.3")
+    skill_repo.commit()
+    assert base_of(skill_repo)["demo"].version == "1.2.3"
+
+
+def test_base_skills_skip_a_skill_whose_frontmatter_does_not_parse(skill_repo: SkillRepo) -> None:
+    skill_repo.write(MD, "no frontmatter\n")
+    skill_repo.commit()
+    assert base_of(skill_repo) == {}
+
+
+def test_base_skills_are_read_even_without_a_config(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo")
+    skill_repo.remove("registry.config.json")
+    skill_repo.commit()
+    assert set(base_of(skill_repo)) == {"demo"}
+
+
+def test_base_skills_of_a_working_tree(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo")
+    assert set(base_skills_from_tree(WorkingTree(skill_repo.root))) == {"demo"}
+
+
+# --- media types ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "media_type"),
+    [
+        ("references/a.md", "text/markdown"),
+        ("references/a.txt", "text/plain"),
+        ("scripts/a.sh", "text/x-shellscript"),
+        ("scripts/a.py", "text/x-python"),
+        ("scripts/a.js", "text/javascript"),
+        ("scripts/a.ts", "text/typescript"),
+        ("scripts/a.rb", "text/x-ruby"),
+        ("scripts/A.MD", "text/markdown"),
+        ("references/a.csv", "text/plain"),
+    ],
+)
+def test_media_type_follows_the_extension(path: str, media_type: str) -> None:
+    assert media_type_for(path) == media_type

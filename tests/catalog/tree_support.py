@@ -1,0 +1,74 @@
+"""Helpers shared by the catalog tests: real git repositories, validated through real trees."""
+
+import copy
+import os
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from catalog.trees import GitTree, WorkingTree, open_repo, resolve_commit
+from catalog.validation import BaseSkill, ValidationReport, base_skills_from_tree, validate_tree
+from tests.skillrepo import DEFAULT_CONFIG, SkillRepo, skill_md
+
+
+def config_with(**limits: int) -> dict[str, Any]:
+    """The default registry config with some limits replaced."""
+    config = copy.deepcopy(DEFAULT_CONFIG)
+    config["limits"].update(limits)
+    return config
+
+
+def validate(repo: SkillRepo, base: Mapping[str, BaseSkill] | None = None) -> ValidationReport:
+    return validate_tree(WorkingTree(repo.root), base)
+
+
+def validate_commit(repo: SkillRepo, rev: str = "HEAD") -> ValidationReport:
+    git_repo = open_repo(repo.root)
+    return validate_tree(GitTree(git_repo, resolve_commit(git_repo, rev)))
+
+
+def base_of(repo: SkillRepo, rev: str = "HEAD") -> dict[str, BaseSkill]:
+    git_repo = open_repo(repo.root)
+    return base_skills_from_tree(GitTree(git_repo, resolve_commit(git_repo, rev)))
+
+
+def codes(report: ValidationReport) -> set[tuple[str, str]]:
+    """(path, code) of every problem: what most assertions are about."""
+    return {(problem.path, problem.code) for problem in report.problems}
+
+
+def skill_md_of_size(skill_id: str, size: int, **fields: Any) -> str:
+    """A valid SKILL.md of exactly `size` bytes (the body is padded)."""
+    head = skill_md(skill_id, body="", **fields)
+    padding = size - len(head.encode("utf-8")) - 1
+    assert padding > 0, "size too small for the frontmatter"
+    return head + "x" * padding + "\n"
+
+
+def symlink(repo: SkillRepo, path: str, target: str) -> None:
+    link = repo.root / path
+    link.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(target, link)
+
+
+def nested_repository(repo: SkillRepo, path: str) -> Path:
+    """A git repository inside the work tree: `git add -A` records it as a gitlink (submodule)."""
+    inner = repo.root / path
+    inner.mkdir(parents=True)
+    for args in (
+        ("init", "-q"),
+        (
+            "-c",
+            "user.email=t@example.invalid",
+            "-c",
+            "user.name=T",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "x",
+        ),
+    ):
+        subprocess.run(["git", "-C", str(inner), *args], check=True, capture_output=True)
+    return inner
