@@ -4,34 +4,56 @@ CONTRACT (mcpapi relies on it):
 
     authenticate(request) -> Caller
         raises accounts.errors.AuthError subclasses:
-          NotAuthenticated (401, no credentials), InvalidToken (401),
-          LoginNotAllowed (403), UpstreamUnavailable (503).
+          NotAuthenticated (401: no Authorization header, or another scheme),
+          InvalidToken (401: a malformed or unknown bearer token),
+          LoginNotAllowed (403: a GitHub login outside the allowlists),
+          UpstreamUnavailable (503: GitHub failed, timed out or rate-limited us).
         Each carries `status` and `message`; NotAuthenticated/InvalidToken also
         `www_authenticate` (the exact header value).
 
-PLACEHOLDER: static env tokens only; the callers work replaces this with the
-full chain (env tokens, database tokens, GitHub PATs).
+BearerTokenAuthentication is the same thing in Django REST framework's shape.
+Nothing here logs a header: the token must never reach a log line.
 """
 
-import hmac
-
-from django.conf import settings
 from django.http import HttpRequest
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.request import Request
 
-from accounts.callers import Caller
+from accounts.callers import Caller, resolve
 from accounts.errors import InvalidToken, NotAuthenticated
 
+KEYWORD = "bearer"
+WWW_AUTHENTICATE = 'Bearer realm="mcp"'
 
-def authenticate(request: HttpRequest) -> Caller:
-    header = request.META.get("HTTP_AUTHORIZATION", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+
+def bearer_token(request: HttpRequest | Request) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header.
+
+    None when there are no bearer credentials (no header, or another scheme);
+    InvalidToken when the bearer credentials are malformed (empty, or more
+    than one word). The scheme is case-insensitive (RFC 7235).
+    """
+    parts = request.META.get("HTTP_AUTHORIZATION", "").split()
+    if not parts or parts[0].lower() != KEYWORD:
+        return None
+    if len(parts) != 2:
+        raise InvalidToken()
+    return parts[1]
+
+
+class BearerTokenAuthentication(BaseAuthentication):
+    def authenticate(self, request: HttpRequest | Request) -> tuple[Caller, None] | None:
+        token = bearer_token(request)
+        if token is None:
+            return None
+        return resolve(token), None
+
+    def authenticate_header(self, request: HttpRequest | Request) -> str:
+        return WWW_AUTHENTICATE
+
+
+def authenticate(request: HttpRequest | Request) -> Caller:
+    result = BearerTokenAuthentication().authenticate(request)
+    if result is None:
         raise NotAuthenticated()
-    token = token.strip()
-    for candidate in settings.SKILLS_ZDR_TOKENS:
-        if hmac.compare_digest(candidate.encode(), token.encode()):
-            return Caller(identity="token:env-zdr", zdr_cleared=True)
-    for candidate in settings.SKILLS_READ_TOKENS:
-        if hmac.compare_digest(candidate.encode(), token.encode()):
-            return Caller(identity="token:env", zdr_cleared=False)
-    raise InvalidToken()
+    return result[0]

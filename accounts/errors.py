@@ -1,27 +1,36 @@
-"""Why a request was not let in; mcpapi turns these into HTTP answers."""
+"""Why a request was not let in, and why an operator's command was refused.
+
+mcpapi turns AuthError into an HTTP answer from `status`, `message` and
+`www_authenticate` (the exact header value, or None). Each class is also the
+matching Django REST framework exception, so a DRF view that uses
+BearerTokenAuthentication answers with the same status instead of a 500.
+"""
+
+from rest_framework import exceptions
 
 
-class AuthError(Exception):
+class AuthError(exceptions.APIException):
     status = 401
     message = "Authentication required."
     www_authenticate: str | None = 'Bearer realm="mcp"'
 
     def __init__(self, message: str | None = None) -> None:
-        super().__init__(message or self.message)
         if message:
             self.message = message
+        super().__init__(detail=self.message)
+        self.status_code = self.status
 
 
-class NotAuthenticated(AuthError):
-    pass
+class NotAuthenticated(AuthError, exceptions.NotAuthenticated):
+    """No credentials at all: RFC 6750 says the challenge then carries no error code."""
 
 
-class InvalidToken(AuthError):
+class InvalidToken(AuthError, exceptions.AuthenticationFailed):
     message = "The bearer token is invalid."
     www_authenticate = 'Bearer realm="mcp", error="invalid_token"'
 
 
-class LoginNotAllowed(AuthError):
+class LoginNotAllowed(AuthError, exceptions.PermissionDenied):
     status = 403
     message = "This GitHub account is not allowed to use this registry."
     www_authenticate = None
@@ -31,3 +40,7 @@ class UpstreamUnavailable(AuthError):
     status = 503
     message = "The identity provider could not be reached; try again shortly."
     www_authenticate = None
+
+
+class AccountsError(Exception):
+    """A management command's request that cannot be carried out; the message says why."""
