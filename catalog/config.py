@@ -67,7 +67,8 @@ def parse_config(raw: bytes) -> RegistryConfig:
     except UnicodeDecodeError:
         raise ConfigError(f"{CONFIG_FILENAME}: not UTF-8 text") from None
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"{CONFIG_FILENAME}: invalid JSON at line {exc.lineno} column {exc.colno}") from None
+        where = f"line {exc.lineno} column {exc.colno}"
+        raise ConfigError(f"{CONFIG_FILENAME}: invalid JSON at {where}") from None
     return config_from_dict(data)
 
 
@@ -101,7 +102,13 @@ class _Reader:
         limits = self._section(
             data,
             "limits",
-            ("max_skills", "max_files_per_skill", "max_skill_md_bytes", "max_file_bytes", "max_skill_total_bytes"),
+            (
+                "max_skills",
+                "max_files_per_skill",
+                "max_skill_md_bytes",
+                "max_file_bytes",
+                "max_skill_total_bytes",
+            ),
         )
         pagination = self._section(data, "pagination", ("default_limit", "max_limit"))
         search = self._section(data, "search", ("default_limit", "max_limit", "excerpt_chars"))
@@ -154,7 +161,7 @@ class _Reader:
         if not isinstance(value, list) or not all(
             isinstance(ext, str) and len(ext) > 1 and ext.startswith(".") and "/" not in ext for ext in value
         ):
-            self.problems.append(f"{key} must be a list of extensions such as \".md\"")
+            self.problems.append(f'{key} must be a list of extensions such as ".md"')
             return None
         return tuple(ext.lower() for ext in value)
 
