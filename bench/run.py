@@ -1,0 +1,1062 @@
+"""The registry benchmark: publish and serve a generated corpus, against the ceiling, in one run.
+
+    .venv/bin/python -m bench.run --quick            # make bench: 1,000 skills, 5 s per load run
+    .venv/bin/python -m bench.run --skills 10000     # make bench-full: 10,000 skills, 10 s per run
+
+Steps, all against 127.0.0.1 only, every loop bounded in time and count:
+
+1. a seeded corpus (bench/corpus.py) committed into a temporary git repository (on /dev/shm
+   when there is one: building the corpus is not what is measured);
+2. `manage.py migrate` then `manage.py publish <sha>` into a fresh SQLite file (on disk), then a
+   one-skill change published on top, then the same SHA again (a no-op): wall time and peak RSS
+   of each subprocess (wait4's ru_maxrss: the largest of the process and its waited-for children);
+3. gunicorn with the production gunicorn.conf.py, serving the ceiling (bench/ceiling/), then the
+   registry against the published database, then the ceiling again; wrk with bench/wrk/post.lua
+   drives `--connections` concurrent connections for `--duration` seconds per operation. For
+   each: requests/s, p50/p99 latency, server CPU ms per request (utime+stime of the gunicorn
+   master and workers from /proc/<pid>/stat, before and after), wrk's own CPU, and how busy the
+   rest of the machine was meanwhile (noise);
+4. RSS of every worker (/proc/<pid>/status VmRSS) once the load runs are done;
+5. a Markdown table (printed, and written to bench/out/results-<N>.md with the raw JSON beside it).
+
+`--profile` adds py-spy runs (never mixed into the measured numbers): one of the publish, and one
+per operation under load; collapsed stacks and a summary land in bench/out/profile-<N>/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench import corpus as corpus_mod
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+BENCH_DIR = PROJECT_DIR / "bench"
+LUA_SCRIPT = BENCH_DIR / "wrk" / "post.lua"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+TOKEN = "bench-static-read-token"
+PROTOCOL_VERSION = "2025-11-25"
+MCP_HEADERS = {
+    "Content-Type": "application/json",
+    "Accept": "application/json, text/event-stream",
+    "MCP-Protocol-Version": PROTOCOL_VERSION,
+}
+SEARCH_QUERY = "rollback kubernetes"
+
+# Targets of issue 7 (ratios are to the ceiling measured in the same run).
+TOOL_RATIO_TARGET_1K = 0.7
+SEARCH_RATIO_TARGET_10K = 0.4
+PUBLISH_10K_SECONDS = 60.0
+CHANGE_SECONDS = 5.0
+PUBLISH_PEAK_MB = 500.0
+WORKER_RSS_MB_10K = 200.0
+
+
+class BenchError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------
+# Processes
+
+
+@dataclass
+class Measured:
+    argv: list[str]
+    returncode: int
+    wall_s: float
+    cpu_s: float
+    peak_rss_mb: float
+    stdout: str
+    stderr: str
+
+
+def run_measured(argv: list[str], env: dict, timeout: float, cwd: Path = PROJECT_DIR) -> Measured:
+    """Run a command to completion; its own wall time, CPU time and peak RSS (via wait4)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        timer = threading.Timer(timeout, _kill, args=(proc.pid,))
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        wall = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return Measured(
+            argv=argv,
+            returncode=proc.returncode,
+            wall_s=wall,
+            cpu_s=usage.ru_utime + usage.ru_stime,
+            peak_rss_mb=usage.ru_maxrss / 1024,  # Linux: kilobytes
+            stdout=out.read().decode(errors="replace"),
+            stderr=err.read().decode(errors="replace"),
+        )
+
+
+def _kill(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def proc_stat(pid: int) -> list[str] | None:
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return raw.rpartition(")")[2].split()  # [0] is field 3 (state): field n is [n - 3]
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            fields = proc_stat(int(entry))
+            if fields and int(fields[1]) == pid:
+                found.append(int(entry))
+    return sorted(found)
+
+
+def server_cpu_ticks(master: int) -> int:
+    """CPU ticks of a gunicorn master (its reaped children included) and its live workers."""
+    total = 0
+    fields = proc_stat(master)
+    if fields:
+        total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+    for worker in children_of(master):
+        fields = proc_stat(worker)
+        if fields:
+            total += int(fields[11]) + int(fields[12])
+    return total
+
+
+def machine_busy_ticks() -> tuple[int, int]:
+    """(busy, total) jiffies over all CPUs from /proc/stat."""
+    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = values[3] + values[4]  # idle + iowait
+    total = sum(values[:8])  # user nice system idle iowait irq softirq steal
+    return total - idle, total
+
+
+def rss_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except FileNotFoundError:
+        return None
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Gunicorn:
+    """gunicorn with the production config file, on 127.0.0.1, stopped for sure on exit."""
+
+    def __init__(self, app: str, env: dict, log_path: Path, label: str) -> None:
+        self.app = app
+        self.env = env
+        self.log_path = log_path
+        self.label = label
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen | None = None
+
+    def __enter__(self) -> Gunicorn:
+        gunicorn = Path(sys.executable).parent / "gunicorn"
+        argv = [
+            str(gunicorn),
+            "--config",
+            str(PROJECT_DIR / "gunicorn.conf.py"),
+            "--bind",
+            f"127.0.0.1:{self.port}",
+            self.app,
+        ]
+        self._log = self.log_path.open("ab")
+        self.proc = subprocess.Popen(
+            argv, cwd=PROJECT_DIR, env=self.env, stdout=self._log, stderr=subprocess.STDOUT
+        )
+        return self
+
+    def wait_ready(self, probe, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        last = None
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise BenchError(
+                    f"{self.label}: gunicorn exited ({self.proc.returncode}); see {self.log_path}"
+                )
+            try:
+                if probe(self.url):
+                    # Every worker booted, not just the first one that answered.
+                    if len(self.workers()) >= self.expected_workers():
+                        return
+            except (OSError, urllib.error.URLError) as exc:
+                last = exc
+            time.sleep(0.2)
+        raise BenchError(f"{self.label}: not ready after {timeout:.0f} s ({last}); see {self.log_path}")
+
+    def expected_workers(self) -> int:
+        # The same formula as gunicorn.conf.py, which the env may override.
+        if "GUNICORN_WORKERS" in self.env:
+            return int(self.env["GUNICORN_WORKERS"])
+        return min((os.cpu_count() or 1) * 2 + 1, 8)
+
+    def workers(self) -> list[int]:
+        return children_of(self.proc.pid) if self.proc else []
+
+    def __exit__(self, *exc_info) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+        self._log.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# HTTP (the bench's own checks; the load itself is wrk)
+
+
+def post_json(url: str, body: dict, token: str | None, timeout: float = 30.0) -> tuple[int, dict, int]:
+    headers = dict(MCP_HEADERS)
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    data = json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            raw = response.read()
+            status = response.status
+    except urllib.error.HTTPError as exc:
+        raw = exc.read()
+        status = exc.code
+    try:
+        payload = json.loads(raw) if raw else {}
+    except ValueError:
+        payload = {"unparsed": raw[:200].decode(errors="replace")}
+    return status, payload, len(raw)
+
+
+def get_status(url: str, timeout: float = 5.0) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def tool_call(name: str, arguments: dict) -> dict:
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
+
+
+@dataclass
+class Operation:
+    name: str
+    body: dict
+    path: str = "/mcp"
+
+
+def operations(corpus: corpus_mod.Corpus) -> list[Operation]:
+    """The five measured requests, aimed at typical (median-sized) visible content."""
+    visible = [entry for entry in corpus.entries if not entry.required_zdr]
+    by_md = sorted(visible, key=lambda entry: (entry.skill_md_size, entry.id))
+    skill = by_md[len(by_md) // 2]
+    with_files = sorted(
+        ((f.size, entry.id, f.path) for entry in visible for f in entry.files if f.size <= 65536),
+    )
+    _, file_skill, file_path = with_files[len(with_files) // 2]
+    return [
+        Operation("skills_list", tool_call("skills_list", {"limit": 50})),
+        Operation("skills_search", tool_call("skills_search", {"query": SEARCH_QUERY, "limit": 20})),
+        Operation("skills_get", tool_call("skills_get", {"id": skill.id})),
+        Operation("skills_get_file", tool_call("skills_get_file", {"id": file_skill, "path": file_path})),
+        Operation(
+            "resources/read",
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "resources/read",
+                "params": {"uri": f"skill://{skill.id}/SKILL.md"},
+            },
+        ),
+    ]
+
+
+def check_answer(operation: Operation, status: int, payload: dict) -> str | None:
+    """Why this answer is not a real success, or None: a bench must not time error replies."""
+    if status != 200:
+        return f"HTTP {status}: {json.dumps(payload)[:300]}"
+    if "error" in payload:
+        return f"JSON-RPC error: {json.dumps(payload['error'])[:300]}"
+    result = payload.get("result") or {}
+    if operation.body.get("method") == "tools/call":
+        if result.get("isError"):
+            return f"tool error: {json.dumps(result.get('structuredContent'))[:300]}"
+        content = result.get("structuredContent") or {}
+        name = operation.name
+        if name == "skills_list" and len(content.get("skills", [])) != 50:
+            return f"skills_list returned {len(content.get('skills', []))} skills, not 50"
+        if name == "skills_search" and not content.get("results"):
+            return "skills_search found nothing: the query measures no ranking work"
+    elif not result.get("contents"):
+        return "resources/read returned no contents"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# wrk
+
+
+def wrk_available() -> str | None:
+    return shutil.which("wrk")
+
+
+@dataclass
+class LoadResult:
+    name: str
+    requests: int = 0
+    seconds: float = 0.0
+    rps: float = 0.0
+    p50_ms: float = 0.0
+    p90_ms: float = 0.0
+    p99_ms: float = 0.0
+    max_ms: float = 0.0
+    errors: int = 0
+    non_2xx: int = 0
+    bytes_per_request: float = 0.0
+    server_cpu_ms_per_req: float = 0.0
+    server_cores: float = 0.0
+    wrk_cpu_ms_per_req: float = 0.0
+    other_cores: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+
+def run_wrk(
+    url: str,
+    body: dict,
+    token: str | None,
+    duration: float,
+    connections: int,
+    threads: int,
+    master: int | None,
+    workdir: Path,
+    name: str,
+) -> LoadResult:
+    body_file = workdir / f"body-{re.sub(r'[^a-z0-9]+', '-', name.lower())}.json"
+    body_file.write_text(json.dumps(body))
+    env = {**os.environ, "WRK_BODY_FILE": str(body_file), "WRK_TOKEN": token or ""}
+    argv = [
+        "wrk",
+        f"-t{threads}",
+        f"-c{connections}",
+        f"-d{max(1, round(duration))}s",
+        "--timeout",
+        "10s",
+        "--latency",
+        "-s",
+        str(LUA_SCRIPT),
+        url,
+    ]
+    cpu_before = server_cpu_ticks(master) if master else 0
+    busy_before, total_before = machine_busy_ticks()
+    measured = run_measured(argv, env, timeout=duration + 60)
+    busy_after, total_after = machine_busy_ticks()
+    cpu_after = server_cpu_ticks(master) if master else 0
+    if measured.returncode != 0:
+        raise BenchError(f"wrk failed ({measured.returncode}): {measured.stderr.strip()[:500]}")
+    match = re.search(r"^WRK_JSON (\{.*\})$", measured.stdout, flags=re.MULTILINE)
+    if not match:
+        raise BenchError(f"wrk printed no summary:\n{measured.stdout}\n{measured.stderr}")
+    data = json.loads(match.group(1))
+    requests = max(1, data["requests"])
+    seconds = data["duration_us"] / 1e6
+    latency = data["latency_us"]
+    errors = data["errors"]
+    server_s = (cpu_after - cpu_before) / CLK_TCK
+    cores = os.cpu_count() or 1
+    wall_cores = (total_after - total_before) / cores  # elapsed jiffies on one CPU
+    busy_cores = (busy_after - busy_before) / max(1, wall_cores)
+    # Everything else on the machine: busy CPUs minus the server and wrk themselves.
+    other = busy_cores - (server_s + measured.cpu_s) / max(seconds, 1e-9)
+    return LoadResult(
+        name=name,
+        requests=data["requests"],
+        seconds=round(seconds, 3),
+        rps=data["requests"] / seconds,
+        p50_ms=latency["p50"] / 1000,
+        p90_ms=latency["p90"] / 1000,
+        p99_ms=latency["p99"] / 1000,
+        max_ms=latency["max"] / 1000,
+        errors=errors["connect"] + errors["read"] + errors["write"] + errors["timeout"],
+        non_2xx=errors["status"],
+        bytes_per_request=data["bytes"] / requests,
+        server_cpu_ms_per_req=server_s * 1000 / requests,
+        server_cores=server_s / max(seconds, 1e-9),
+        wrk_cpu_ms_per_req=measured.cpu_s * 1000 / requests,
+        other_cores=max(0.0, other),
+        extra={"wrk_stdout": measured.stdout},
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# py-spy profiles (optional; never part of the measured numbers)
+
+
+def py_spy() -> str | None:
+    local = Path(sys.executable).parent / "py-spy"
+    return str(local) if local.exists() else shutil.which("py-spy")
+
+
+def summarize_collapsed(path: Path, top: int = 30) -> str:
+    """Self and inclusive sample shares per function from a py-spy raw (collapsed) profile."""
+    self_counts: dict[str, int] = {}
+    incl_counts: dict[str, int] = {}
+    total = 0
+    for line in path.read_text(errors="replace").splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        if not stack or not count_text.isdigit():
+            continue
+        count = int(count_text)
+        frames = [frame for frame in stack.split(";") if not frame.startswith("process ")]
+        if not frames:
+            continue
+        total += count
+        names = [re.sub(r":\d+\)$", ")", frame.replace(str(PROJECT_DIR) + "/", "")) for frame in frames]
+        self_counts[names[-1]] = self_counts.get(names[-1], 0) + count
+        for name in set(names):
+            incl_counts[name] = incl_counts.get(name, 0) + count
+    if not total:
+        return f"{path.name}: no samples\n"
+    lines = [f"### {path.stem} ({total} samples)", "", "Self time:", ""]
+    for name, count in sorted(self_counts.items(), key=lambda item: -item[1])[:top]:
+        lines.append(f"- {100 * count / total:5.1f}%  {name}")
+    lines += ["", "Inclusive time:", ""]
+    # Frames on (nearly) every stack are the server's frame (gunicorn's loop): not informative.
+    shown = [(name, count) for name, count in incl_counts.items() if count < 0.97 * total]
+    for name, count in sorted(shown, key=lambda item: -item[1])[: top * 2]:
+        lines.append(f"- {100 * count / total:5.1f}%  {name}")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# The run
+
+
+def machine_info() -> dict:
+    cpu_model = "unknown"
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu_model = line.split(":", 1)[1].strip()
+            break
+    mem_kb = 0
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemTotal:"):
+            mem_kb = int(line.split()[1])
+    versions = {}
+    for module in ("django", "gunicorn"):
+        try:
+            versions[module] = __import__(module).__version__
+        except ImportError:
+            versions[module] = "missing"
+    wrk = (
+        subprocess.run(["wrk", "--version"], capture_output=True, text=True, check=False)
+        if wrk_available()
+        else None
+    )
+    return {
+        "nproc": os.cpu_count(),
+        "cpu_model": cpu_model,
+        "memory_gib": round(mem_kb / 1024 / 1024, 1),
+        "kernel": platform.release(),
+        "python": platform.python_version(),
+        "django": versions["django"],
+        "gunicorn": versions["gunicorn"],
+        "sqlite": __import__("sqlite3").sqlite_version,
+        "wrk": " ".join((wrk.stdout or wrk.stderr).split()[:2]) if wrk else "missing",
+    }
+
+
+def django_env(db_path: Path, repo: Path, workers: int | None) -> dict:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DJANGO_", "GUNICORN_", "SKILLS_", "DATABASE_", "CACHE_", "GITHUB_", "MCP_"))
+    }
+    env.update(
+        {
+            "DJANGO_SECRET_KEY": "bench-secret-key-not-for-production-0123456789",
+            "DJANGO_DEBUG": "false",
+            "DATABASE_URL": f"sqlite:///{db_path}",
+            "SKILLS_REPO_PATH": str(repo),
+            "SKILLS_READ_TOKENS": TOKEN,
+            "LOG_LEVEL": "WARNING",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+    )
+    if workers:
+        env["GUNICORN_WORKERS"] = str(workers)
+    return env
+
+
+def manage(*args: str) -> list[str]:
+    return [sys.executable, str(PROJECT_DIR / "manage.py"), *args]
+
+
+def publish_step(label: str, argv: list[str], env: dict, timeout: float) -> dict:
+    print(f"  {label} ...", end=" ", flush=True)
+    measured = run_measured(argv, env, timeout)
+    print(f"{measured.wall_s:.2f} s, peak {measured.peak_rss_mb:.0f} MB", flush=True)
+    if measured.returncode != 0:
+        raise BenchError(
+            f"{label} failed ({measured.returncode}):\n{measured.stdout[-2000:]}\n{measured.stderr[-3000:]}"
+        )
+    return {
+        "step": label,
+        "wall_s": round(measured.wall_s, 3),
+        "cpu_s": round(measured.cpu_s, 3),
+        "peak_rss_mb": round(measured.peak_rss_mb, 1),
+        "output": measured.stdout.strip()[-500:],
+    }
+
+
+def ceiling_probe(url: str) -> bool:
+    status, _, _ = post_json(url + "/mcp", {"ping": 1}, TOKEN, timeout=5)
+    return status == 200
+
+
+def product_probe(url: str) -> bool:
+    return get_status(url + "/healthz") == 200
+
+
+def measure_ceiling(args, env: dict, workdir: Path, label: str, middleware: str = "") -> LoadResult:
+    ceiling_env = {**env, "BENCH_CEILING_MIDDLEWARE": middleware}
+    with Gunicorn(
+        "bench.ceiling.wsgi:application", ceiling_env, workdir / "gunicorn-ceiling.log", label
+    ) as server:
+        server.wait_ready(ceiling_probe)
+        body = tool_call("skills_list", {"limit": 50})
+        run_wrk(
+            server.url + "/mcp",
+            body,
+            TOKEN,
+            args.warmup,
+            args.connections,
+            args.threads,
+            None,
+            workdir,
+            "warm",
+        )
+        result = run_wrk(
+            server.url + "/mcp",
+            body,
+            TOKEN,
+            args.duration,
+            args.connections,
+            args.threads,
+            server.proc.pid,
+            workdir,
+            label,
+        )
+        result.extra["worker_rss_mb"] = [round(rss_mb(pid) or 0, 1) for pid in server.workers()]
+    print(f"  {format_load(result)}", flush=True)
+    return result
+
+
+def format_load(result: LoadResult) -> str:
+    return (
+        f"{result.name:<24} {result.rps:8.0f} req/s  p50 {result.p50_ms:6.2f} ms  p99 {result.p99_ms:7.2f} ms"
+        f"  server {result.server_cpu_ms_per_req:5.2f} ms CPU/req  wrk {result.wrk_cpu_ms_per_req:.3f}"
+        f"  other load {result.other_cores:.2f} cores  errors {result.errors + result.non_2xx}"
+    )
+
+
+def run(args) -> dict:
+    started = time.time()
+    info = machine_info()
+    results: dict = {
+        "skills": args.skills,
+        "seed": args.seed,
+        "started": time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(started)),
+        "command": " ".join([Path(sys.executable).name, "-m", "bench.run", *sys.argv[1:]]),
+        "machine": info,
+        "loadavg_start": os.getloadavg(),
+        "settings": {
+            "duration_s": args.duration,
+            "warmup_s": args.warmup,
+            "connections": args.connections,
+            "wrk_threads": args.threads,
+            "gunicorn_config": "gunicorn.conf.py (production)",
+        },
+    }
+    shm = Path("/dev/shm")
+    corpus_parent = shm if shm.is_dir() and os.access(shm, os.W_OK) and not args.corpus_on_disk else None
+    with contextlib.ExitStack() as stack:
+        corpus_dir = Path(tempfile.mkdtemp(prefix="skills-bench-corpus-", dir=corpus_parent))
+        work_dir = Path(tempfile.mkdtemp(prefix="skills-bench-"))
+        if not args.keep:
+            stack.callback(shutil.rmtree, corpus_dir, True)
+            stack.callback(shutil.rmtree, work_dir, True)
+        else:
+            print(f"keeping {corpus_dir} and {work_dir}")
+        repo = corpus_dir / "repo"
+        print(f"corpus: {args.skills} skills, seed {args.seed} ...", end=" ", flush=True)
+        corpus = corpus_mod.build(repo, args.skills, args.seed)
+        print(f"{corpus.build_seconds:.1f} s ({corpus.file_count} files, {corpus.total_bytes / 1e6:.1f} MB)")
+        results["corpus"] = corpus.summary()
+
+        db_path = work_dir / "db.sqlite3"
+        env = django_env(db_path, repo, args.workers)
+        steps = []
+        print("publish:")
+        if True:
+            steps.append(publish_step("migrate (empty database)", manage("migrate", "--noinput"), env, 600))
+            steps.append(
+                publish_step(
+                    f"publish {args.skills:,} skills from empty",
+                    manage("publish", corpus.sha, "--repo", str(repo)),
+                    env,
+                    args.publish_timeout,
+                )
+            )
+            change = corpus_mod.change_one(repo)
+            step = publish_step(
+                "publish a one-skill change on top",
+                manage("publish", change["sha"], "--repo", str(repo)),
+                env,
+                args.publish_timeout,
+            )
+            step["changed"] = {key: change[key] for key in ("id", "old_version", "version")}
+            steps.append(step)
+            steps.append(
+                publish_step(
+                    "publish the same SHA again (no-op)",
+                    manage("publish", change["sha"], "--repo", str(repo)),
+                    env,
+                    args.publish_timeout,
+                )
+            )
+        results["publish"] = steps
+
+        if args.profile:
+            profile_publish(args, corpus, work_dir, env)
+
+        if not args.no_serve:
+            results["serve"] = serve(args, corpus, env, work_dir)
+    results["loadavg_end"] = os.getloadavg()
+    results["elapsed_s"] = round(time.time() - started, 1)
+    return results
+
+
+def serve(args, corpus: corpus_mod.Corpus, env: dict, work_dir: Path) -> dict:
+    ops = operations(corpus)
+    out: dict = {"rows": [], "ceiling": []}
+    print(f"serve: wrk {args.threads} threads x {args.connections} connections x {args.duration:g} s per run")
+    out["ceiling"].append(asdict_load(measure_ceiling(args, env, work_dir, "ceiling (before)")))
+    if args.ceiling_middleware:
+        out["ceiling_product_middleware"] = asdict_load(
+            measure_ceiling(args, env, work_dir, "ceiling + product middleware", "product")
+        )
+    with Gunicorn("skillsite.wsgi", env, work_dir / "gunicorn-registry.log", "registry") as server:
+        server.wait_ready(product_probe)
+        out["workers"] = len(server.workers())
+        out["worker_rss_mb_booted"] = [round(rss_mb(pid) or 0, 1) for pid in server.workers()]
+        for op in ops:
+            status, payload, _ = post_json(server.url + op.path, op.body, TOKEN)
+            problem = check_answer(op, status, payload)
+            if problem:
+                raise BenchError(f"{op.name}: not a successful answer, not timing it: {problem}")
+        # Warm every worker: the index is built once per process per snapshot on first use.
+        for op in ops:
+            run_wrk(
+                server.url + op.path,
+                op.body,
+                TOKEN,
+                args.warmup,
+                args.connections,
+                args.threads,
+                None,
+                work_dir,
+                "warm",
+            )
+        for op in ops:
+            result = run_wrk(
+                server.url + op.path,
+                op.body,
+                TOKEN,
+                args.duration,
+                args.connections,
+                args.threads,
+                server.proc.pid,
+                work_dir,
+                op.name,
+            )
+            result.extra["request"] = op.body
+            print(f"  {format_load(result)}", flush=True)
+            out["rows"].append(asdict_load(result))
+        out["worker_rss_mb"] = [round(rss_mb(pid) or 0, 1) for pid in server.workers()]
+        out["master_rss_mb"] = round(rss_mb(server.proc.pid) or 0, 1)
+        if args.profile:
+            profile_serve(args, server, ops, work_dir)
+    out["ceiling"].append(asdict_load(measure_ceiling(args, env, work_dir, "ceiling (after)")))
+    return out
+
+
+def asdict_load(result: LoadResult) -> dict:
+    data = dict(result.__dict__)
+    extra = data.pop("extra")
+    data.update({key: value for key, value in extra.items() if key != "wrk_stdout"})
+    return data
+
+
+def profile_dir(args) -> Path:
+    path = Path(args.out) / f"profile-{args.skills}"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def profile_publish(args, corpus: corpus_mod.Corpus, work_dir: Path, env: dict) -> None:
+    spy = py_spy()
+    if not spy:
+        print("  (py-spy not installed: .venv/bin/pip install py-spy; skipping the publish profile)")
+        return
+    out = profile_dir(args)
+    db = work_dir / "profile.sqlite3"
+    penv = {**env, "DATABASE_URL": f"sqlite:///{db}"}
+    run_measured(manage("migrate", "--noinput"), penv, 600)
+    target = out / "publish.txt"
+    argv = [
+        spy,
+        "record",
+        "--rate",
+        "200",
+        "--format",
+        "raw",
+        "--nonblocking",
+        "-o",
+        str(target),
+        "--",
+        *manage("publish", corpus.sha, "--repo", corpus.root),
+    ]
+    measured = run_measured(argv, penv, args.publish_timeout * 3)
+    print(f"  profile of publish: {target} ({measured.wall_s:.1f} s under py-spy)")
+    if target.exists():
+        (out / "publish-summary.md").write_text(summarize_collapsed(target))
+
+
+def profile_serve(args, server: Gunicorn, ops: list[Operation], work_dir: Path) -> None:
+    spy = py_spy()
+    if not spy:
+        print("  (py-spy not installed; skipping the serve profiles)")
+        return
+    out = profile_dir(args)
+    for op in ops:
+        name = op.name.replace("/", "-")
+        target = out / f"serve-{name}.txt"
+        duration = max(3, round(args.duration))
+        argv = [
+            spy,
+            "record",
+            "--rate",
+            "200",
+            "--format",
+            "raw",
+            "--nonblocking",
+            "--subprocesses",
+            "--duration",
+            str(duration),
+            "--pid",
+            str(server.proc.pid),
+            "-o",
+            str(target),
+        ]
+        spy_proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            time.sleep(0.5)
+            run_wrk(
+                server.url + op.path,
+                op.body,
+                TOKEN,
+                duration,
+                args.connections,
+                args.threads,
+                None,
+                work_dir,
+                "profile",
+            )
+            _, err = spy_proc.communicate(timeout=duration + 60)
+        finally:
+            if spy_proc.poll() is None:
+                spy_proc.kill()
+        if target.exists():
+            (out / f"serve-{name}-summary.md").write_text(summarize_collapsed(target))
+            print(f"  profile of {op.name}: {target}")
+        else:
+            print(f"  profile of {op.name} failed: {err.decode(errors='replace')[-300:]}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Report
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "**MISS**"
+
+
+def report(results: dict) -> str:
+    n = results["skills"]
+    m = results["machine"]
+    lines = [
+        f"# Skills Registry benchmark: {n:,} skills",
+        "",
+        f"- when: {results['started']}; command: `{results['command']}`; elapsed {results['elapsed_s']} s",
+        f"- machine: {m['nproc']} CPUs ({m['cpu_model']}), {m['memory_gib']} GiB; Linux {m['kernel']}; "
+        f"Python {m['python']}, Django {m['django']}, gunicorn {m['gunicorn']}, SQLite {m['sqlite']}, "
+        f"{m['wrk']}",
+        f"- load average at start {fmt_load(results['loadavg_start'])}, "
+        f"at end {fmt_load(results['loadavg_end'])}",
+    ]
+    c = results["corpus"]
+    lines.append(
+        f"- corpus: seed {c['seed']}, {c['skills']:,} skills ({c['zdr_count']} required_zdr), "
+        f"{c['file_count']:,} files, {c['total_bytes'] / 1e6:.1f} MB; median SKILL.md "
+        f"{c['skill_md_bytes_median']:,} B, median supporting file {c['file_bytes_median']:,} B; "
+        f"generated and committed in {c['build_seconds']:.1f} s"
+    )
+    lines += ["", "## Publish", "", "| step | wall s | CPU s | peak RSS MB |", "|---|---:|---:|---:|"]
+    for step in results["publish"]:
+        lines.append(
+            f"| {step['step']} | {step['wall_s']:.2f} | {step['cpu_s']:.2f} | {step['peak_rss_mb']:.0f} |"
+        )
+    serve_data = results.get("serve")
+    if serve_data:
+        s = results["settings"]
+        ceilings = serve_data["ceiling"]
+        ceiling_rps = sum(row["rps"] for row in ceilings) / len(ceilings)
+        ceiling_cpu = sum(row["server_cpu_ms_per_req"] for row in ceilings) / len(ceilings)
+        lines += [
+            "",
+            f"## Serve ({serve_data['workers']} gunicorn sync workers; wrk {s['wrk_threads']} threads, "
+            f"{s['connections']} connections, {s['duration_s']:g} s per row)",
+            "",
+            f"Ratios are to the mean of the two ceiling runs ({ceiling_rps:.0f} req/s, "
+            f"{ceiling_cpu:.2f} ms CPU/req). 'other load' is how many CPUs the rest of the machine kept "
+            "busy during the row (noise: the machine has "
+            f"{results['machine']['nproc']}).",
+            "",
+            "| operation | req/s | x ceiling | p50 ms | p99 ms | server CPU ms/req | x ceiling CPU "
+            "| resp KB | wrk CPU ms/req | other load | errors |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        rows = list(ceilings[:1])
+        if "ceiling_product_middleware" in serve_data:
+            rows.append(serve_data["ceiling_product_middleware"])
+        rows += serve_data["rows"] + ceilings[1:]
+        for row in rows:
+            cells = [
+                row["name"],
+                f"{row['rps']:.0f}",
+                f"{row['rps'] / ceiling_rps:.2f}",
+                f"{row['p50_ms']:.2f}",
+                f"{row['p99_ms']:.2f}",
+                f"{row['server_cpu_ms_per_req']:.2f}",
+                f"{row['server_cpu_ms_per_req'] / ceiling_cpu:.1f}",
+                f"{row['bytes_per_request'] / 1024:.1f}",
+                f"{row['wrk_cpu_ms_per_req']:.3f}",
+                f"{row['other_cores']:.2f}",
+                str(row["errors"] + row["non_2xx"]),
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+        rss = serve_data["worker_rss_mb"]
+        booted = serve_data["worker_rss_mb_booted"]
+        lines += [
+            "",
+            "## Memory",
+            "",
+            f"- RSS per registry worker after the load runs (corpus warm): {mb_list(rss)} MB "
+            f"(max {max(rss):.0f} MB); right after boot: {mb_list(booted)} MB; "
+            f"master {serve_data['master_rss_mb']:.0f} MB",
+            f"- RSS per ceiling worker: {mb_list(ceilings[0]['worker_rss_mb'])} MB",
+        ]
+    lines += ["", "## Targets (issue 7)", ""]
+    lines += [f"- {line}" for line in targets(results)]
+    return "\n".join(lines) + "\n"
+
+
+def mb_list(values: list[float]) -> str:
+    return ", ".join(f"{value:.0f}" for value in values)
+
+
+def fmt_load(values) -> str:
+    return " ".join(f"{v:.2f}" for v in values)
+
+
+def targets(results: dict) -> list[str]:
+    n = results["skills"]
+    out = []
+    publish = results["publish"]
+    peak = max(step["peak_rss_mb"] for step in publish)
+    out.append(
+        f"{verdict(peak < PUBLISH_PEAK_MB)} peak publish memory {peak:.0f} MB (< {PUBLISH_PEAK_MB:.0f} MB)"
+    )
+    first = publish[1]
+    change = publish[2]
+    if n >= 10_000:
+        out.append(
+            f"{verdict(first['wall_s'] < PUBLISH_10K_SECONDS)} publish {n:,} from empty "
+            f"{first['wall_s']:.1f} s (< {PUBLISH_10K_SECONDS:.0f} s)"
+        )
+    else:
+        out.append(f"(publish {n:,} from empty {first['wall_s']:.1f} s; the 60 s target is for 10,000)")
+    out.append(
+        f"{verdict(change['wall_s'] < CHANGE_SECONDS)} one-skill republish on top "
+        f"{change['wall_s']:.2f} s (< {CHANGE_SECONDS:.0f} s)"
+    )
+    serve_data = results.get("serve")
+    if serve_data:
+        ceilings = serve_data["ceiling"]
+        ceiling_rps = sum(row["rps"] for row in ceilings) / len(ceilings)
+        for row in serve_data["rows"]:
+            ratio = row["rps"] / ceiling_rps
+            if n <= 1000:
+                tool = row["name"].startswith("skills_")
+                label = "" if tool else " (not a tool call; same bar shown)"
+                out.append(
+                    f"{verdict(ratio >= TOOL_RATIO_TARGET_1K)} {row['name']} at {n:,}: "
+                    f"{ratio:.2f} x ceiling (≥ {TOOL_RATIO_TARGET_1K}){label}"
+                )
+            elif row["name"] == "skills_search":
+                out.append(
+                    f"{verdict(ratio >= SEARCH_RATIO_TARGET_10K)} skills_search at {n:,}: "
+                    f"{ratio:.2f} x ceiling (≥ {SEARCH_RATIO_TARGET_10K})"
+                )
+        worst = max(serve_data["worker_rss_mb"])
+        if n >= 10_000:
+            out.append(
+                f"{verdict(worst < WORKER_RSS_MB_10K)} RSS per worker at {n:,}: {worst:.0f} MB "
+                f"(< {WORKER_RSS_MB_10K:.0f} MB)"
+            )
+        else:
+            out.append(f"(RSS per worker at {n:,}: {worst:.0f} MB; the 200 MB target is for 10,000)")
+    return out
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--skills", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--quick", action="store_true", help="5 s load runs and 1 s warm-ups (make bench)")
+    parser.add_argument("--duration", type=float, default=None, help="seconds per load run (default 10)")
+    parser.add_argument(
+        "--warmup", type=float, default=None, help="seconds of warm-up per operation (default 2)"
+    )
+    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--threads", type=int, default=2, help="wrk threads")
+    parser.add_argument("--workers", type=int, default=None, help="override gunicorn.conf.py's worker count")
+    parser.add_argument("--publish-timeout", type=float, default=900)
+    parser.add_argument("--no-serve", action="store_true", help="publish timings only")
+    parser.add_argument(
+        "--ceiling-middleware",
+        action="store_true",
+        help="also measure the ceiling with the registry's middleware list",
+    )
+    parser.add_argument(
+        "--ceiling-only", action="store_true", help="measure the ceiling alone (harness check)"
+    )
+    parser.add_argument(
+        "--profile", action="store_true", help="py-spy profiles of publish and of each operation"
+    )
+    parser.add_argument(
+        "--corpus-on-disk", action="store_true", help="build the corpus under /tmp, not /dev/shm"
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the corpus, database and logs")
+    parser.add_argument("--out", default=str(BENCH_DIR / "out"))
+    args = parser.parse_args(argv)
+    if args.duration is None:
+        args.duration = 5.0 if args.quick else 10.0
+    if args.warmup is None:
+        args.warmup = 1.0 if args.quick else 2.0
+    if not 0 < args.duration <= 120 or not 0 <= args.warmup <= 30:
+        parser.error("--duration must be in (0, 120] and --warmup in [0, 30]")
+    if not 1 <= args.connections <= 256 or not 1 <= args.threads <= args.connections:
+        parser.error("--connections must be 1..256 and --threads 1..connections")
+    if not 1 <= args.skills <= 100_000:
+        parser.error("--skills must be 1..100000")
+    return args
+
+
+def ceiling_only(args) -> int:
+    with tempfile.TemporaryDirectory(prefix="skills-bench-") as tmp:
+        env = django_env(Path(tmp) / "unused.sqlite3", Path(tmp), args.workers)
+        try:
+            measure_ceiling(args, env, Path(tmp), "ceiling")
+            if args.ceiling_middleware:
+                measure_ceiling(args, env, Path(tmp), "ceiling + product middleware", "product")
+        except BenchError as exc:
+            print(f"bench failed: {exc}", file=sys.stderr)
+            return 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if not args.no_serve and not wrk_available():
+        print(
+            "wrk is not installed; the serve benchmark needs it (a low-CPU load generator).\n"
+            "  Debian/Ubuntu: apt-get update && apt-get install -y wrk\n"
+            "Or run the publish timings alone: python -m bench.run --no-serve",
+            file=sys.stderr,
+        )
+        return 2
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if args.ceiling_only:
+        return ceiling_only(args)
+    try:
+        results = run(args)
+    except BenchError as exc:
+        print(f"\nbench failed: {exc}", file=sys.stderr)
+        return 1
+    text = report(results)
+    (out_dir / f"results-{args.skills}.md").write_text(text)
+    (out_dir / f"results-{args.skills}.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
+    print()
+    print(text)
+    print(f"written: {out_dir / f'results-{args.skills}.md'} and .json")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
