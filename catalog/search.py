@@ -1,7 +1,8 @@
 """Deterministic keyword search over one view's skills (SPEC §6, §9).
 
-Pure functions over SkillEntry: no database, no HTTP, no callers. The ranking is
-the sort key of SPEC §9, component by component:
+No database, no HTTP, no callers: a SearchIndex is built from a fixed sequence of
+SkillEntry (one snapshot as one caller may see it). The ranking is the sort key
+of SPEC §9, component by component:
 
     1. 1 if the whole query (trimmed) equals the id or the name, else 0
     2. the number of terms equal to a tag
@@ -12,26 +13,63 @@ the sort key of SPEC §9, component by component:
 higher first, then id ascending. Terms are the lower-cased query split on white
 space (as split, so a repeated word counts each time it is repeated); every
 comparison is case-insensitive. A skill that matches nothing is not a result.
+
+Speed: the lower-cased texts, tag and keyword postings are built once per index;
+where a term occurs as a substring is worked out once per term and remembered (a
+bounded number of terms), so a repeated query costs set look-ups, not text scans.
 """
 
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from typing import overload
 
 from catalog.index import SkillEntry
 
 RULES = ("exact", "tag", "keyword", "description", "body")
+# Terms whose substring postings an index remembers (each at most two sets of positions).
+TERM_CACHE_SIZE = 512
+_NOWHERE: frozenset[int] = frozenset()
+# Per distinct query term: positions matching it as (tag, keyword, description, body).
+_Found = dict[str, tuple[frozenset[int], frozenset[int], frozenset[int], frozenset[int]]]
 
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
+    """A matching skill and what matched. Reasons and the excerpt are worked out on
+    demand, so a search pays for them only on the page it returns."""
+
     skill: SkillEntry
     sort_key: tuple[int, int, int, int, int]
-    match_reasons: tuple[tuple[str, str], ...]  # (rule, term), every pair that matched
-    excerpt: str
+    exact_term: str | None
+    tag_terms: tuple[str, ...]
+    keyword_terms: tuple[str, ...]
+    description_terms: tuple[str, ...]
+    body_terms: tuple[str, ...]
+
+    def match_reasons(self) -> list[tuple[str, str]]:
+        """Every (rule, term) pair that matched, in rule order, then query order."""
+        reasons = [("exact", self.exact_term)] if self.exact_term is not None else []
+        for rule, matched in (
+            ("tag", self.tag_terms),
+            ("keyword", self.keyword_terms),
+            ("description", self.description_terms),
+            ("body", self.body_terms),
+        ):
+            reasons.extend((rule, term) for term in matched)
+        return reasons
 
     def reasons(self) -> list[dict[str, str]]:
-        return [{"rule": rule, "term": term} for rule, term in self.match_reasons]
+        return [{"rule": rule, "term": term} for rule, term in self.match_reasons()]
+
+    def excerpt(self, excerpt_chars: int) -> str:
+        """Around the description's earliest hit, else the body's, else the description's start."""
+        if self.description_terms:
+            return excerpt_around(self.skill.description, self.description_terms, excerpt_chars)
+        if self.body_terms:
+            return excerpt_around(self.skill.instructions, self.body_terms, excerpt_chars)
+        return self.skill.description[:excerpt_chars]
 
 
 def query_terms(query: str) -> list[str]:
@@ -39,57 +77,151 @@ def query_terms(query: str) -> list[str]:
     return query.lower().split()
 
 
+class SearchIndex:
+    """Search over a fixed sequence of skills (kept in the order given: by id)."""
+
+    def __init__(self, skills: Iterable[SkillEntry]) -> None:
+        self.skills: tuple[SkillEntry, ...] = tuple(skills)
+        self._descriptions = [skill.description.lower() for skill in self.skills]
+        self._bodies = [skill.instructions.lower() for skill in self.skills]
+        self._by_tag = _postings((tag.lower() for tag in skill.tags) for skill in self.skills)
+        self._by_keyword = _postings((word.lower() for word in skill.keywords) for skill in self.skills)
+        self._by_exact = _postings((skill.id.lower(), skill.name.lower()) for skill in self.skills)
+        self._substrings: OrderedDict[str, tuple[frozenset[int], frozenset[int]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def with_tags(self, tags: Sequence[str]) -> list[SkillEntry]:
+        """The skills carrying every one of `tags` (case-insensitive), in order."""
+        positions = self._tagged(tags)
+        if positions is None:
+            return list(self.skills)
+        return [self.skills[position] for position in sorted(positions)]
+
+    def search(self, query: str, tags: Sequence[str] = ()) -> "SearchResults":
+        """Every skill matching `query` (and carrying every tag), best first."""
+        terms = query_terms(query)
+        if not terms:
+            return SearchResults(self, [], "", Counter(), {})
+        whole = query.strip().lower()
+        weights = Counter(terms)  # each distinct term counts as often as the query repeats it
+        found = {
+            term: (
+                self._by_tag.get(term, _NOWHERE),
+                self._by_keyword.get(term, _NOWHERE),
+                *self._substring_postings(term),
+            )
+            for term in weights
+        }
+        # Per rule, how many terms each position matched (Counter.update counts in C).
+        counts = [Counter() for _ in range(4)]
+        for term, weight in weights.items():
+            for rule, positions in enumerate(found[term]):
+                for _ in range(weight):
+                    counts[rule].update(positions)
+        exact = self._by_exact.get(whole, _NOWHERE)
+        candidates = set(exact).union(*counts)
+        allowed = self._tagged(tags)
+        if allowed is not None:
+            candidates &= allowed
+        tag_counts, keyword_counts, description_counts, body_counts = counts
+        ranked = sorted(
+            (
+                -(position in exact),
+                -tag_counts[position],
+                -keyword_counts[position],
+                -description_counts[position],
+                -body_counts[position],
+                self.skills[position].id,
+                position,
+            )
+            for position in candidates
+        )
+        return SearchResults(self, [entry[-1] for entry in ranked], whole, weights, found)
+
+    def hit(self, position: int, whole: str, weights: Counter[str], found: _Found) -> SearchHit:
+        """The full account of why the skill at `position` matched."""
+        skill = self.skills[position]
+        exact = whole == skill.id.lower() or whole == skill.name.lower()
+        matched = [
+            tuple(term for term, postings in found.items() if position in postings[rule]) for rule in range(4)
+        ]
+        return SearchHit(
+            skill=skill,
+            sort_key=(1 if exact else 0, *(sum(weights[term] for term in terms) for terms in matched)),
+            exact_term=whole if exact else None,
+            tag_terms=matched[0],
+            keyword_terms=matched[1],
+            description_terms=matched[2],
+            body_terms=matched[3],
+        )
+
+    def _tagged(self, tags: Sequence[str]) -> set[int] | None:
+        """Positions carrying every tag; None when there is no tag to filter by."""
+        wanted = {tag.lower() for tag in tags}
+        if not wanted:
+            return None
+        sets = sorted((self._by_tag.get(tag, _NOWHERE) for tag in wanted), key=len)
+        return set(sets[0]).intersection(*sets[1:])
+
+    def _substring_postings(self, term: str) -> tuple[frozenset[int], frozenset[int]]:
+        """Positions whose description, and whose body, contain `term`."""
+        with self._lock:
+            cached = self._substrings.get(term)
+            if cached is not None:
+                self._substrings.move_to_end(term)
+                return cached
+        computed = (
+            frozenset(position for position, text in enumerate(self._descriptions) if term in text),
+            frozenset(position for position, text in enumerate(self._bodies) if term in text),
+        )
+        with self._lock:
+            self._substrings[term] = computed
+            while len(self._substrings) > TERM_CACHE_SIZE:
+                self._substrings.popitem(last=False)
+        return computed
+
+
+class SearchResults(Sequence[SearchHit]):
+    """Ranked hits; each SearchHit is built when it is read, so a page costs only its own."""
+
+    def __init__(
+        self, index: SearchIndex, positions: list[int], whole: str, weights: Counter[str], found: _Found
+    ) -> None:
+        self._index = index
+        self._positions = positions
+        self._hit_args = (whole, weights, found)
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    @overload
+    def __getitem__(self, item: int) -> SearchHit: ...
+
+    @overload
+    def __getitem__(self, item: slice) -> list[SearchHit]: ...
+
+    def __getitem__(self, item: int | slice) -> SearchHit | list[SearchHit]:
+        if isinstance(item, slice):
+            return [self._index.hit(position, *self._hit_args) for position in self._positions[item]]
+        return self._index.hit(self._positions[item], *self._hit_args)
+
+
+def _postings(values_per_skill: Iterable[Iterable[str]]) -> dict[str, frozenset[int]]:
+    postings: dict[str, set[int]] = {}
+    for position, values in enumerate(values_per_skill):
+        for value in values:
+            postings.setdefault(value, set()).add(position)
+    return {value: frozenset(positions) for value, positions in postings.items()}
+
+
+def search(skills: Iterable[SkillEntry], query: str, tags: Sequence[str] = ()) -> list[SearchHit]:
+    """One-off search over `skills` (build a SearchIndex to search the same skills often)."""
+    return list(SearchIndex(skills).search(query, tags))
+
+
 def filter_by_tags(skills: Iterable[SkillEntry], tags: Sequence[str]) -> list[SkillEntry]:
-    """The skills that carry every one of `tags`, compared case-insensitively; order kept."""
-    wanted = {tag.lower() for tag in tags}
-    if not wanted:
-        return list(skills)
-    return [skill for skill in skills if wanted <= _lower_set(skill.tags)]
-
-
-def search(skills: Iterable[SkillEntry], query: str, excerpt_chars: int) -> list[SearchHit]:
-    """Every skill matching `query`, best first (sort key descending, then id ascending)."""
-    terms = query_terms(query)
-    if not terms:
-        return []
-    whole = query.strip().lower()
-    hits = [hit for skill in skills if (hit := _score(skill, whole, terms, excerpt_chars)) is not None]
-    hits.sort(key=lambda hit: (tuple(-part for part in hit.sort_key), hit.skill.id))
-    return hits
-
-
-def _score(skill: SkillEntry, whole: str, terms: list[str], excerpt_chars: int) -> SearchHit | None:
-    tags = _lower_set(skill.tags)
-    keywords = _lower_set(skill.keywords)
-    description = _lower(skill.description)
-    body = _lower(skill.instructions)
-
-    exact = 1 if whole in (skill.id.lower(), _lower(skill.name)) else 0
-    tag_terms = [term for term in terms if term in tags]
-    keyword_terms = [term for term in terms if term in keywords]
-    description_terms = [term for term in terms if term in description]
-    body_terms = [term for term in terms if term in body]
-    sort_key = (exact, len(tag_terms), len(keyword_terms), len(description_terms), len(body_terms))
-    if not any(sort_key):
-        return None
-
-    reasons: list[tuple[str, str]] = [("exact", whole)] if exact else []
-    for rule, matched in (
-        ("tag", tag_terms),
-        ("keyword", keyword_terms),
-        ("description", description_terms),
-        ("body", body_terms),
-    ):
-        for term in dict.fromkeys(matched):  # a repeated term is one (rule, term) pair
-            reasons.append((rule, term))
-
-    if description_terms:
-        text = excerpt_around(skill.description, description_terms, excerpt_chars)
-    elif body_terms:
-        text = excerpt_around(skill.instructions, body_terms, excerpt_chars)
-    else:
-        text = skill.description[:excerpt_chars]
-    return SearchHit(skill=skill, sort_key=sort_key, match_reasons=tuple(reasons), excerpt=text)
+    """The skills carrying every one of `tags`, compared case-insensitively; order kept."""
+    return SearchIndex(skills).with_tags(tags)
 
 
 def excerpt_around(text: str, terms: Sequence[str], excerpt_chars: int) -> str:
@@ -98,7 +230,7 @@ def excerpt_around(text: str, terms: Sequence[str], excerpt_chars: int) -> str:
     Of hits starting at the same place, the longest term is the one centred. Positions
     are found case-insensitively but the excerpt is cut from the original text.
     """
-    lowered = _lower(text)
+    lowered = text.lower()
     best: tuple[int, int] | None = None  # (start, -length) in the lowered text
     for term in terms:
         found = lowered.find(term)
@@ -128,15 +260,3 @@ def _original_index(text: str, lowered_index: int) -> int:
         if consumed > lowered_index:
             return index
     return len(text)
-
-
-@lru_cache(maxsize=16384)
-def _lower(text: str) -> str:
-    # Descriptions and bodies repeat across requests (the index is cached per process),
-    # so each is lower-cased once rather than on every search.
-    return text.lower()
-
-
-@lru_cache(maxsize=16384)
-def _lower_set(values: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(value.lower() for value in values)

@@ -7,13 +7,23 @@ the catalog's view for the caller's ZDR clearance: no tool or resource can forge
 the rule, because nothing else hands out skills.
 """
 
+import threading
+from collections import OrderedDict
+
 from catalog import index as catalog
 from catalog.config import RegistryConfig
 from catalog.index import SnapshotIndex, SnapshotRef, VisibleIndex
+from catalog.search import SearchIndex
+
+# Search structures per (snapshot SHA, clearance): the active snapshot and the one before
+# it, for both clearances. A SHA names fixed content, so an entry never goes stale.
+SEARCH_CACHE_SIZE = 4
+_search_cache: OrderedDict[tuple[str, bool], SearchIndex] = OrderedDict()
+_search_lock = threading.Lock()
 
 
 class RegistryView:
-    __slots__ = ("_index", "_ref", "_resolved", "_visible", "zdr_cleared")
+    __slots__ = ("_index", "_ref", "_resolved", "_search", "_visible", "zdr_cleared")
 
     def __init__(self, zdr_cleared: bool) -> None:
         self.zdr_cleared = zdr_cleared
@@ -21,6 +31,7 @@ class RegistryView:
         self._ref: SnapshotRef | None = None
         self._index: SnapshotIndex | None = None
         self._visible: VisibleIndex | None = None
+        self._search: SearchIndex | None = None
 
     @property
     def ref(self) -> SnapshotRef | None:
@@ -52,5 +63,28 @@ class RegistryView:
             self._visible = self.index().visible(self.zdr_cleared)
         return self._visible
 
+    def search_index(self) -> SearchIndex:
+        """Search (and tag filtering) over `visible()`, built once per process per SHA."""
+        if self._search is None:
+            key = (self.index().ref.sha, self.zdr_cleared)
+            with _search_lock:
+                found = _search_cache.get(key)
+                if found is not None:
+                    _search_cache.move_to_end(key)
+            if found is None:
+                found = SearchIndex(self.visible().skills)
+                with _search_lock:
+                    _search_cache[key] = found
+                    while len(_search_cache) > SEARCH_CACHE_SIZE:
+                        _search_cache.popitem(last=False)
+            self._search = found
+        return self._search
+
     def read_blob(self, sha256: str) -> bytes:
         return catalog.read_blob(sha256)
+
+
+def clear_search_cache() -> None:
+    """Forget every cached search index (tests; serving never needs it)."""
+    with _search_lock:
+        _search_cache.clear()

@@ -8,7 +8,7 @@ are JSON-RPC -32602, raised as InvalidParams.
 """
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -189,7 +189,7 @@ def skills_list(args: dict[str, Any], registry: RegistryView) -> dict[str, Any]:
     pagination = registry.config.pagination
     limit = _page_limit(args, "skills_list", pagination.default_limit, pagination.max_limit)
     tags = _normalised_tags(args.get("tags", ()))
-    skills = ranking.filter_by_tags(registry.visible().skills, tags)
+    skills = registry.search_index().with_tags(tags) if tags else registry.visible().skills
     query = cursors.query_key("skills_list", tags, registry.zdr_cleared)
     page, next_cursor = _page(skills, limit, args.get("cursor"), registry, query)
     return {"skills": [skill.metadata() for skill in page], "next_cursor": next_cursor}
@@ -200,12 +200,16 @@ def skills_search(args: dict[str, Any], registry: RegistryView) -> dict[str, Any
     limit = _page_limit(args, "skills_search", settings.default_limit, settings.max_limit)
     tags = _normalised_tags(args.get("tags", ()))
     query_text: str = args["query"]
-    candidates = ranking.filter_by_tags(registry.visible().skills, tags)
-    hits = ranking.search(candidates, query_text, settings.excerpt_chars)
+    hits = registry.search_index().search(query_text, tags)
     query = cursors.query_key("skills_search", query_text.strip().lower(), tags, registry.zdr_cleared)
     page, next_cursor = _page(hits, limit, args.get("cursor"), registry, query)
     results = [
-        {**hit.skill.metadata(), "match_reasons": hit.reasons(), "excerpt": hit.excerpt} for hit in page
+        {
+            **hit.skill.metadata(),
+            "match_reasons": hit.reasons(),
+            "excerpt": hit.excerpt(settings.excerpt_chars),
+        }
+        for hit in page
     ]
     return {"results": results, "next_cursor": next_cursor}
 
@@ -530,7 +534,7 @@ def _normalised_tags(tags: Any) -> list[str]:
 
 
 def _page(
-    items: list, limit: int, cursor: str | None, registry: RegistryView, query: str
+    items: Sequence, limit: int, cursor: str | None, registry: RegistryView, query: str
 ) -> tuple[list, str | None]:
     start = 0 if cursor is None else _decode_cursor(cursor, registry, query)
     if start > len(items):

@@ -2,8 +2,9 @@
 
 import pytest
 
+from catalog import search as search_module
 from catalog.index import SkillEntry
-from catalog.search import excerpt_around, filter_by_tags, query_terms, search
+from catalog.search import SearchIndex, excerpt_around, filter_by_tags, query_terms, search
 from tests.mcpapi.conftest import McpClient, config_with, publish_head
 
 
@@ -33,8 +34,8 @@ def skill(
     )
 
 
-def ranked(skills: list[SkillEntry], query: str, excerpt_chars: int = 240) -> list[str]:
-    return [hit.skill.id for hit in search(skills, query, excerpt_chars)]
+def ranked(skills: list[SkillEntry], query: str) -> list[str]:
+    return [hit.skill.id for hit in search(skills, query)]
 
 
 def test_terms_are_the_lower_cased_query_split_on_white_space() -> None:
@@ -86,7 +87,7 @@ def test_a_blank_query_finds_nothing() -> None:
 
 def test_comparisons_are_case_insensitive() -> None:
     skills = [skill("s", description="Use KUBERNETES", tags=("k8s",), keywords=("Helm",), body="KubeCTL")]
-    [hit] = search(skills, "kubernetes K8S helm kubectl", 240)
+    [hit] = search(skills, "kubernetes K8S helm kubectl")
     assert hit.sort_key == (0, 1, 1, 1, 1)
 
 
@@ -99,7 +100,7 @@ def test_match_reasons_list_every_rule_and_term_pair_that_matched() -> None:
         tags=("review", "git"),
         keywords=("pull request", "diff"),
     )
-    [hit] = search([target], "review diff git", 240)
+    [hit] = search([target], "review diff git")
     assert hit.reasons() == [
         {"rule": "tag", "term": "review"},
         {"rule": "tag", "term": "git"},
@@ -108,14 +109,37 @@ def test_match_reasons_list_every_rule_and_term_pair_that_matched() -> None:
         {"rule": "body", "term": "review"},
         {"rule": "body", "term": "diff"},
     ]
-    [exact] = search([target], "Code Review", 240)
+    [exact] = search([target], "Code Review")
     assert exact.reasons()[0] == {"rule": "exact", "term": "code review"}
     assert {"rule": "description", "term": "review"} in exact.reasons()
 
 
 def test_a_repeated_term_is_one_reason() -> None:
-    [hit] = search([skill("s", tags=("git",))], "git GIT", 240)
+    [hit] = search([skill("s", tags=("git",))], "git GIT")
     assert hit.reasons() == [{"rule": "tag", "term": "git"}]
+
+
+def test_a_repeated_word_counts_each_time_it_is_repeated() -> None:
+    [hit] = search([skill("s", tags=("git",), body="git")], "git GIT")
+    assert hit.sort_key == (0, 2, 0, 0, 2)
+
+
+def test_a_search_index_answers_the_same_as_a_fresh_search_with_a_bounded_term_cache(monkeypatch) -> None:
+    monkeypatch.setattr(search_module, "TERM_CACHE_SIZE", 2)
+    skills = [skill(f"s{i}", description=f"word{i % 3} shared", body=f"body{i % 2}") for i in range(12)]
+    index = SearchIndex(skills)
+    for query in ("word0", "body1 shared", "word2 word0", "word0", "nothing", "body1 shared"):
+        assert [hit.skill.id for hit in index.search(query)] == [
+            hit.skill.id for hit in search(skills, query)
+        ]
+    assert len(index._substrings) == 2
+
+
+def test_search_results_build_hits_only_when_read() -> None:
+    results = SearchIndex([skill("a", tags=("x",)), skill("b", tags=("x",)), skill("c")]).search("x")
+    assert len(results) == 2
+    assert [hit.skill.id for hit in results[1:]] == ["b"]
+    assert results[0].reasons() == [{"rule": "tag", "term": "x"}]
 
 
 def test_a_keyword_matches_a_whole_term_and_a_substring_does_not() -> None:
@@ -124,29 +148,31 @@ def test_a_keyword_matches_a_whole_term_and_a_substring_does_not() -> None:
 
 def test_the_excerpt_comes_from_the_description_around_its_earliest_hit() -> None:
     description = "a" * 100 + " target " + "b" * 100 + " other"
-    [hit] = search([skill("s", description=description, body="target in body")], "other target", 20)
-    assert len(hit.excerpt) == 20
-    assert "target" in hit.excerpt
-    assert hit.excerpt in description
+    [hit] = search([skill("s", description=description, body="target in body")], "other target")
+    excerpt = hit.excerpt(20)
+    assert len(excerpt) == 20
+    assert "target" in excerpt
+    assert excerpt in description
 
 
 def test_the_excerpt_falls_back_to_the_body_around_its_earliest_hit() -> None:
     body = "x" * 300 + " needle " + "y" * 300
-    [hit] = search([skill("s", description="Nothing here.", body=body)], "needle", 30)
-    assert len(hit.excerpt) == 30
-    assert "needle" in hit.excerpt
-    assert hit.excerpt in body
+    [hit] = search([skill("s", description="Nothing here.", body=body)], "needle")
+    excerpt = hit.excerpt(30)
+    assert len(excerpt) == 30
+    assert "needle" in excerpt
+    assert excerpt in body
 
 
 def test_the_excerpt_is_the_start_of_the_description_when_neither_text_matches() -> None:
     description = "Starts here and goes on " + "z" * 300
-    [hit] = search([skill("s", description=description, tags=("tagged",))], "tagged", 25)
-    assert hit.excerpt == description[:25]
+    [hit] = search([skill("s", description=description, tags=("tagged",))], "tagged")
+    assert hit.excerpt(25) == description[:25]
 
 
 def test_a_short_text_is_its_own_excerpt() -> None:
-    [hit] = search([skill("s", description="Short text.")], "text", 240)
-    assert hit.excerpt == "Short text."
+    [hit] = search([skill("s", description="Short text.")], "text")
+    assert hit.excerpt(240) == "Short text."
 
 
 def test_the_excerpt_keeps_the_original_case_and_never_exceeds_the_limit() -> None:
