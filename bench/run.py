@@ -87,29 +87,53 @@ class Measured:
     stderr: str
 
 
+GNU_TIME = "/usr/bin/time"
+
+
 def run_measured(argv: list[str], env: dict, timeout: float, cwd: Path = PROJECT_DIR) -> Measured:
-    """Run a command to completion; its own wall time, CPU time and peak RSS (via wait4)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        started = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
-        timer = threading.Timer(timeout, _kill, args=(proc.pid,))
-        timer.start()
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            timer.cancel()
-        wall = time.perf_counter() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
+    """Run a command to completion; its own wall time, CPU time and peak RSS.
+
+    The peak RSS comes from GNU time (/usr/bin/time, a tiny process) when it is installed: a
+    child started straight from this process would report this process's RSS high-water mark
+    as its own ru_maxrss when that is larger (Linux counts the pre-exec copy of the address
+    space), so wait4's figure is only the fallback.
+    """
+    with tempfile.TemporaryDirectory(prefix="bench-run-") as tmp:
+        time_file = Path(tmp) / "time.txt"
+        use_time = os.access(GNU_TIME, os.X_OK)
+        full = [GNU_TIME, "-f", "%e %U %S %M", "-o", str(time_file), *argv] if use_time else argv
+        with (Path(tmp) / "out").open("w+b") as out, (Path(tmp) / "err").open("w+b") as err:
+            started = time.perf_counter()
+            proc = subprocess.Popen(full, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+            timer = threading.Timer(timeout, _kill, args=(proc.pid,))
+            timer.start()
+            try:
+                _, status, usage = os.wait4(proc.pid, 0)
+            finally:
+                timer.cancel()
+            wall = time.perf_counter() - started
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            out.seek(0)
+            err.seek(0)
+            stdout = out.read().decode(errors="replace")
+            stderr = err.read().decode(errors="replace")
+        cpu = usage.ru_utime + usage.ru_stime
+        peak_kb = usage.ru_maxrss  # Linux: kilobytes
+        if use_time and time_file.exists():
+            # The last line holds the figures ("Command exited with non-zero status N" may precede it).
+            fields = time_file.read_text().split()
+            if len(fields) >= 4 and fields[-1].isdigit():
+                _, user, system, peak = fields[-4:]
+                cpu = float(user) + float(system)
+                peak_kb = int(peak)
         return Measured(
             argv=argv,
             returncode=proc.returncode,
             wall_s=wall,
-            cpu_s=usage.ru_utime + usage.ru_stime,
-            peak_rss_mb=usage.ru_maxrss / 1024,  # Linux: kilobytes
-            stdout=out.read().decode(errors="replace"),
-            stderr=err.read().decode(errors="replace"),
+            cpu_s=cpu,
+            peak_rss_mb=peak_kb / 1024,
+            stdout=stdout,
+            stderr=stderr,
         )
 
 
@@ -521,7 +545,6 @@ def django_env(db_path: Path, repo: Path, workers: int | None) -> dict:
             "SKILLS_REPO_PATH": str(repo),
             "SKILLS_READ_TOKENS": TOKEN,
             "LOG_LEVEL": "WARNING",
-            "PYTHONDONTWRITEBYTECODE": "1",
         }
     )
     if workers:
@@ -619,6 +642,8 @@ def run(args) -> dict:
             "gunicorn_config": "gunicorn.conf.py (production)",
         },
     }
+    if args.profile:
+        shutil.rmtree(Path(args.out) / f"profile-{args.skills}", ignore_errors=True)
     shm = Path("/dev/shm")
     corpus_parent = shm if shm.is_dir() and os.access(shm, os.W_OK) and not args.corpus_on_disk else None
     with contextlib.ExitStack() as stack:
@@ -631,7 +656,13 @@ def run(args) -> dict:
             print(f"keeping {corpus_dir} and {work_dir}")
         repo = corpus_dir / "repo"
         print(f"corpus: {args.skills} skills, seed {args.seed} ...", end=" ", flush=True)
-        corpus = corpus_mod.build(repo, args.skills, args.seed)
+        # Built in a child process, so this one never holds the generated text (~11 KB a skill).
+        argv = [sys.executable, "-m", "bench.corpus", "build", "--skills", str(args.skills)]
+        argv += ["--seed", str(args.seed), "--out", str(repo)]
+        built = run_measured(argv, dict(os.environ), timeout=1800)
+        if built.returncode != 0:
+            raise BenchError(f"corpus build failed:\n{built.stderr[-3000:]}")
+        corpus = corpus_mod.load(repo)
         print(f"{corpus.build_seconds:.1f} s ({corpus.file_count} files, {corpus.total_bytes / 1e6:.1f} MB)")
         results["corpus"] = corpus.summary()
 
@@ -754,24 +785,15 @@ def profile_publish(args, corpus: corpus_mod.Corpus, work_dir: Path, env: dict) 
     db = work_dir / "profile.sqlite3"
     penv = {**env, "DATABASE_URL": f"sqlite:///{db}"}
     run_measured(manage("migrate", "--noinput"), penv, 600)
-    target = out / "publish.txt"
-    argv = [
-        spy,
-        "record",
-        "--rate",
-        "200",
-        "--format",
-        "raw",
-        "--nonblocking",
-        "-o",
-        str(target),
-        "--",
-        *manage("publish", corpus.sha, "--repo", corpus.root),
-    ]
-    measured = run_measured(argv, penv, args.publish_timeout * 3)
-    print(f"  profile of publish: {target} ({measured.wall_s:.1f} s under py-spy)")
-    if target.exists():
-        (out / "publish-summary.md").write_text(summarize_collapsed(target))
+    head = corpus_mod.git(Path(corpus.root), "rev-parse", "HEAD")
+    for name, sha in (("publish-empty", corpus.sha), ("publish-change", head)):
+        target = out / f"{name}.txt"
+        argv = [spy, "record", "--rate", "200", "--format", "raw", "--nonblocking", "-o", str(target)]
+        argv += ["--", *manage("publish", sha, "--repo", corpus.root)]
+        measured = run_measured(argv, penv, args.publish_timeout * 3)
+        print(f"  profile of {name}: {target} ({measured.wall_s:.1f} s under py-spy)")
+        if target.exists():
+            (out / f"{name}-summary.md").write_text(summarize_collapsed(target))
 
 
 def profile_serve(args, server: Gunicorn, ops: list[Operation], work_dir: Path) -> None:
