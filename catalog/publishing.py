@@ -19,6 +19,7 @@ descendant rule instead of overwriting a newer one).
 import dataclasses
 import enum
 import getpass
+import logging
 import os
 import socket
 import sys
@@ -62,6 +63,7 @@ _BLOB_BATCH_BYTES = 8 * 1024 * 1024
 _MAX_ATTEMPTS = 5
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 
 class PublishError(Exception):
@@ -86,6 +88,8 @@ class PublishResult:
     new_blobs: int = 0
     new_blob_bytes: int = 0
     elapsed_seconds: float = 0.0
+    validate_seconds: float = 0.0  # reading and validating the commit, outside the lock
+    store_seconds: float = 0.0  # waiting for the lock, storing and activating
 
     def summary(self) -> str:
         if self.outcome is Outcome.ALREADY_ACTIVE:
@@ -167,7 +171,21 @@ def publish(
                 result = _attempt_publish(repo, commit, rollback=rollback, publisher=publisher)
             except _StateChanged:
                 continue
-            return _with_elapsed(result, time.monotonic() - started)
+            result = dataclasses.replace(result, elapsed_seconds=time.monotonic() - started)
+            logger.info(
+                "publish %s: %s, %d skills, %d new skill versions, %d new blobs (%d bytes); "
+                "validated in %.2fs, stored in %.2fs, %.2fs in all",
+                result.sha,
+                result.outcome.value,
+                result.skill_count,
+                result.new_skill_versions,
+                result.new_blobs,
+                result.new_blob_bytes,
+                result.validate_seconds,
+                result.store_seconds,
+                result.elapsed_seconds,
+            )
+            return result
         raise PublishError(
             f"the active snapshot kept changing while validating {commit.hexsha} "
             f"(concurrent publishes); try again"
@@ -194,15 +212,23 @@ def _attempt_publish(repo: git.Repo, commit: git.Commit, *, rollback: bool, publ
         return _already_active(seen)
     if seen is not None and not rollback:
         _check_descendant(repo, seen.sha, sha)
-    already_stored = Snapshot.objects.filter(sha=sha).exists()
-    tree: GitTree | None = None
+    # The tree holds a `git cat-file` process: closed whatever happens.
+    with GitTree(repo, commit) as tree:
+        return _validate_and_store(tree, seen, rollback=rollback, publisher=publisher)
+
+
+def _validate_and_store(
+    tree: GitTree, seen: _Active | None, *, rollback: bool, publisher: str
+) -> PublishResult:
+    sha = tree.sha
+    validate_started = time.monotonic()
     report: ValidationReport | None = None
     # A stored snapshot passed validation when it was stored; a rollback has no version
     # rule to apply, so it needs no second look. A forward move is checked like any publish.
-    if not (already_stored and rollback):
-        tree = GitTree(repo, commit)
+    if not (rollback and Snapshot.objects.filter(sha=sha).exists()):
         base = None if rollback or seen is None else _base_skills(seen.id)
         report = _validate(tree, base)
+    store_started = time.monotonic()
 
     with publish_lock():
         current = _read_active()
@@ -218,8 +244,10 @@ def _attempt_publish(repo: git.Repo, commit: git.Commit, *, rollback: bool, publ
                 published_at=published_at,
                 previous_sha=seen.sha if seen else None,
                 rollback=rollback,
+                validate_seconds=store_started - validate_started,
+                store_seconds=time.monotonic() - store_started,
             )
-        if tree is None or report is None:
+        if report is None:
             raise _StateChanged  # pruned since we looked: validate it as a new snapshot
         snapshot_id, counts = _store(tree, report, sha)
         published_at = _activate(snapshot_id, publisher)
@@ -233,6 +261,8 @@ def _attempt_publish(repo: git.Repo, commit: git.Commit, *, rollback: bool, publ
         new_skill_versions=counts.new_skill_versions,
         new_blobs=counts.new_blobs,
         new_blob_bytes=counts.new_blob_bytes,
+        validate_seconds=store_started - validate_started,
+        store_seconds=time.monotonic() - store_started,
     )
 
 
@@ -302,10 +332,6 @@ def _activate(snapshot_id: int, publisher: str) -> datetime:
     Snapshot.objects.filter(is_active=True).exclude(id=snapshot_id).update(is_active=False)
     Snapshot.objects.filter(id=snapshot_id).update(is_active=True, published_at=now, published_by=publisher)
     return now
-
-
-def _with_elapsed(result: PublishResult, elapsed: float) -> PublishResult:
-    return dataclasses.replace(result, elapsed_seconds=elapsed)
 
 
 # --- storing -------------------------------------------------------------------------------
