@@ -160,17 +160,19 @@ def children_of(pid: int) -> list[int]:
     return sorted(found)
 
 
-def server_cpu_ticks(master: int) -> int:
-    """CPU ticks of a gunicorn master (its reaped children included) and its live workers."""
-    total = 0
+def server_cpu_ticks(master: int) -> tuple[int, int]:
+    """(user, system) CPU ticks of a gunicorn master (reaped children included) and its live workers."""
+    user = system = 0
     fields = proc_stat(master)
     if fields:
-        total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+        user += int(fields[11]) + int(fields[13])  # utime + cutime
+        system += int(fields[12]) + int(fields[14])  # stime + cstime
     for worker in children_of(master):
         fields = proc_stat(worker)
         if fields:
-            total += int(fields[11]) + int(fields[12])
-    return total
+            user += int(fields[11])
+            system += int(fields[12])
+    return user, system
 
 
 def machine_busy_ticks() -> tuple[int, int]:
@@ -380,6 +382,8 @@ class LoadResult:
     non_2xx: int = 0
     bytes_per_request: float = 0.0
     server_cpu_ms_per_req: float = 0.0
+    server_user_ms_per_req: float = 0.0
+    server_system_ms_per_req: float = 0.0
     server_cores: float = 0.0
     wrk_cpu_ms_per_req: float = 0.0
     other_cores: float = 0.0
@@ -412,11 +416,11 @@ def run_wrk(
         str(LUA_SCRIPT),
         url,
     ]
-    cpu_before = server_cpu_ticks(master) if master else 0
+    cpu_before = server_cpu_ticks(master) if master else (0, 0)
     busy_before, total_before = machine_busy_ticks()
     measured = run_measured(argv, env, timeout=duration + 60)
     busy_after, total_after = machine_busy_ticks()
-    cpu_after = server_cpu_ticks(master) if master else 0
+    cpu_after = server_cpu_ticks(master) if master else (0, 0)
     if measured.returncode != 0:
         raise BenchError(f"wrk failed ({measured.returncode}): {measured.stderr.strip()[:500]}")
     match = re.search(r"^WRK_JSON (\{.*\})$", measured.stdout, flags=re.MULTILINE)
@@ -427,7 +431,9 @@ def run_wrk(
     seconds = data["duration_us"] / 1e6
     latency = data["latency_us"]
     errors = data["errors"]
-    server_s = (cpu_after - cpu_before) / CLK_TCK
+    user_s = (cpu_after[0] - cpu_before[0]) / CLK_TCK
+    system_s = (cpu_after[1] - cpu_before[1]) / CLK_TCK
+    server_s = user_s + system_s
     cores = os.cpu_count() or 1
     wall_cores = (total_after - total_before) / cores  # elapsed jiffies on one CPU
     busy_cores = (busy_after - busy_before) / max(1, wall_cores)
@@ -446,6 +452,8 @@ def run_wrk(
         non_2xx=errors["status"],
         bytes_per_request=data["bytes"] / requests,
         server_cpu_ms_per_req=server_s * 1000 / requests,
+        server_user_ms_per_req=user_s * 1000 / requests,
+        server_system_ms_per_req=system_s * 1000 / requests,
         server_cores=server_s / max(seconds, 1e-9),
         wrk_cpu_ms_per_req=measured.cpu_s * 1000 / requests,
         other_cores=max(0.0, other),
@@ -619,7 +627,8 @@ def measure_ceiling(args, env: dict, workdir: Path, label: str, middleware: str 
 def format_load(result: LoadResult) -> str:
     return (
         f"{result.name:<24} {result.rps:8.0f} req/s  p50 {result.p50_ms:6.2f} ms  p99 {result.p99_ms:7.2f} ms"
-        f"  server {result.server_cpu_ms_per_req:5.2f} ms CPU/req  wrk {result.wrk_cpu_ms_per_req:.3f}"
+        f"  server {result.server_cpu_ms_per_req:5.2f} ms CPU/req ({result.server_user_ms_per_req:.2f} user"
+        f" + {result.server_system_ms_per_req:.2f} sys)  wrk {result.wrk_cpu_ms_per_req:.3f}"
         f"  other load {result.other_cores:.2f} cores  errors {result.errors + result.non_2xx}"
     )
 
@@ -896,7 +905,8 @@ def report(results: dict) -> str:
             "busy during the row (noise: the machine has "
             f"{results['machine']['nproc']}).",
             "",
-            "| operation | req/s | x ceiling | p50 ms | p99 ms | server CPU ms/req | x ceiling CPU "
+            "| operation | req/s | x ceiling | p50 ms | p99 ms | server CPU ms/req (user+sys) "
+            "| x ceiling CPU "
             "| resp KB | wrk CPU ms/req | other load | errors |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
@@ -911,7 +921,8 @@ def report(results: dict) -> str:
                 f"{row['rps'] / ceiling_rps:.2f}",
                 f"{row['p50_ms']:.2f}",
                 f"{row['p99_ms']:.2f}",
-                f"{row['server_cpu_ms_per_req']:.2f}",
+                f"{row['server_cpu_ms_per_req']:.2f} ({row['server_user_ms_per_req']:.2f}"
+                f"+{row['server_system_ms_per_req']:.2f})",
                 f"{row['server_cpu_ms_per_req'] / ceiling_cpu:.1f}",
                 f"{row['bytes_per_request'] / 1024:.1f}",
                 f"{row['wrk_cpu_ms_per_req']:.3f}",
