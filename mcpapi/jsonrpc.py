@@ -122,9 +122,12 @@ def encode_error(request_id: RequestId | None, code: int, message: str, data: An
     return _dumps({"jsonrpc": "2.0", "id": request_id, "error": error})
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def dumps_text(value: Any) -> str:
-    """Compact JSON text, UTF-8 characters kept as they are."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON text, UTF-8 characters kept as they are (one encoder, made once)."""
+    return _ENCODER.encode(value)
 
 
 def _dumps(value: Any) -> bytes:

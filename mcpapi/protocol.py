@@ -100,7 +100,7 @@ def list_tools(params: dict[str, Any], context: RequestContext) -> Any:
         "required": ["name"],
     },
 )
-def call_tool(params: dict[str, Any], context: RequestContext) -> dict[str, Any]:
+def call_tool(params: dict[str, Any], context: RequestContext) -> Any:
     return tools.call_tool(params["name"], params.get("arguments", {}), context.registry)
 
 

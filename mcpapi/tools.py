@@ -454,7 +454,7 @@ TOOLS: dict[str, Tool] = {
 TOOL_LIST = RawJson(dumps_text({"tools": [tool.definition() for tool in TOOLS.values()]}))
 
 
-def call_tool(name: str, arguments: Any, registry: RegistryView) -> dict[str, Any]:
+def call_tool(name: str, arguments: Any, registry: RegistryView) -> RawJson:
     """A CallToolResult for `name`; raises InvalidParams for an unknown tool or bad arguments."""
     tool = TOOLS.get(name)
     if tool is None:
@@ -474,12 +474,20 @@ def call_tool(name: str, arguments: Any, registry: RegistryView) -> dict[str, An
     return _result({**_registry_fields(ref), **fields}, is_error=False)
 
 
-def _result(structured: dict[str, Any], *, is_error: bool) -> dict[str, Any]:
-    return {
-        "content": [{"type": "text", "text": dumps_text(structured)}],
-        "structuredContent": structured,
-        "isError": is_error,
-    }
+def _result(structured: dict[str, Any], *, is_error: bool) -> RawJson:
+    """The CallToolResult, serialised: structuredContent is encoded once and reused, as an
+    object and as the text of the one content item."""
+    text = dumps_text(structured)
+    flag = "true" if is_error else "false"
+    return RawJson(
+        '{"content":[{"type":"text","text":'
+        + dumps_text(text)
+        + '}],"structuredContent":'
+        + text
+        + ',"isError":'
+        + flag
+        + "}"
+    )
 
 
 def _registry_fields(ref: SnapshotRef | None) -> dict[str, Any]:
