@@ -1,4 +1,5 @@
-"""The four registry tools (SPEC §6, §9): schemas, argument checks, handlers, results.
+"""The four registry tools (SPEC §6, §9): argument checks, handlers, results.
+Their wire shapes (schemas, error codes) are in tool_schemas.py.
 
 Every result carries `api_version`, `registry_sha` and `published_at` in
 `structuredContent`, and the same JSON as its one text content item. Problems a
@@ -13,22 +14,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from catalog import index as catalog
-from catalog import search as ranking
 from catalog.index import SkillEntry, SnapshotRef
 from mcpapi import cursors
 from mcpapi.jsonrpc import InvalidParams, RawJson, dumps_text
 from mcpapi.params import validate_object
 from mcpapi.registry import RegistryView
+from mcpapi.tool_schemas import (
+    FILE_NOT_FOUND,
+    INVALID_CURSOR,
+    INVALID_PATH,
+    REGISTRY_EMPTY,
+    REVISION_UNAVAILABLE,
+    SKILL_NOT_FOUND,
+    SKILLS_GET,
+    SKILLS_GET_FILE,
+    SKILLS_LIST,
+    SKILLS_SEARCH,
+    ToolSpec,
+)
 
 API_VERSION = "1"
-
-SKILL_NOT_FOUND = "SKILL_NOT_FOUND"
-FILE_NOT_FOUND = "FILE_NOT_FOUND"
-INVALID_PATH = "INVALID_PATH"
-REVISION_UNAVAILABLE = "REVISION_UNAVAILABLE"
-INVALID_CURSOR = "INVALID_CURSOR"
-REGISTRY_EMPTY = "REGISTRY_EMPTY"
-
 _HEX = re.compile(r"[0-9a-f]+")
 MIN_REVISION_PREFIX = 7
 
@@ -46,143 +51,14 @@ class ToolError(Exception):
         return {"code": self.code, "message": self.message, **self.extra}
 
 
-# --- schemas -----------------------------------------------------------------------
-
-_REVISION = {
-    "type": "string",
-    "description": (
-        "Registry commit SHA (full, or a unique prefix of at least 7 hex characters) that earlier "
-        "results came from. Omit it to use the active snapshot; any other revision is "
-        "REVISION_UNAVAILABLE, naming the active one."
-    ),
-}
-_CURSOR = {
-    "type": "string",
-    "description": "The next_cursor of the previous page of the same query; omit it for the first page.",
-}
-_TAGS = {
-    "type": "array",
-    "items": {"type": "string"},
-    "description": "Only skills carrying every one of these tags (compared case-insensitively).",
-}
-
-
-def _limit(setting: str) -> dict[str, Any]:
-    return {
-        "type": "integer",
-        "minimum": 1,
-        "description": (
-            f"Page size. Defaults to the registry's {setting}.default_limit; at most its {setting}.max_limit."
-        ),
-    }
-
-
-_STRINGS = {"type": "array", "items": {"type": "string"}}
-_NULLABLE_STRING = {"type": ["string", "null"]}
-_METADATA = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string"},
-        "name": {"type": "string"},
-        "description": {"type": "string"},
-        "version": {"type": "string"},
-        "tags": _STRINGS,
-        "keywords": _STRINGS,
-        "requires": _STRINGS,
-        "required_zdr": {"type": "boolean"},
-        "content_hash": {"type": "string"},
-    },
-    "required": [
-        "id",
-        "name",
-        "description",
-        "version",
-        "tags",
-        "keywords",
-        "requires",
-        "required_zdr",
-        "content_hash",
-    ],
-}
-_MANIFEST_ENTRY = {
-    "type": "object",
-    "properties": {
-        "path": {"type": "string"},
-        "size": {"type": "integer"},
-        "sha256": {"type": "string"},
-        "media_type": {"type": "string"},
-        "executable": {"type": "boolean"},
-    },
-    "required": ["path", "size", "sha256", "media_type", "executable"],
-}
-_ERROR = {
-    "type": "object",
-    "properties": {
-        "code": {
-            "type": "string",
-            "enum": [
-                SKILL_NOT_FOUND,
-                FILE_NOT_FOUND,
-                INVALID_PATH,
-                REVISION_UNAVAILABLE,
-                INVALID_CURSOR,
-                REGISTRY_EMPTY,
-            ],
-        },
-        "message": {"type": "string"},
-        "active_sha": {"type": "string"},
-    },
-    "required": ["code", "message"],
-}
-
-
-def _output_schema(fields: dict[str, Any]) -> dict[str, Any]:
-    """A result is either the tool's fields or an error, always with the registry fields."""
-    return {
-        "type": "object",
-        "properties": {
-            "api_version": {"type": "string"},
-            "registry_sha": _NULLABLE_STRING,
-            "published_at": {**_NULLABLE_STRING, "description": "ISO 8601 time the snapshot was activated."},
-            **fields,
-            "error": _ERROR,
-        },
-        "required": ["api_version", "registry_sha", "published_at"],
-        "anyOf": [{"required": list(fields)}, {"required": ["error"]}],
-    }
-
-
-# --- the tools ---------------------------------------------------------------------
-
-
 Handler = Callable[[dict[str, Any], RegistryView], dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)
 class Tool:
-    name: str
-    title: str
-    description: str
-    input_schema: dict[str, Any]
-    output_schema: dict[str, Any]
+    spec: ToolSpec
     handler: Handler
     check: Callable[[dict[str, Any]], None] | None = None  # argument rules beyond the schema
-
-    def definition(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "title": self.title,
-            "description": self.description,
-            "inputSchema": self.input_schema,
-            "outputSchema": self.output_schema,
-            "annotations": {
-                "title": self.title,
-                "readOnlyHint": True,
-                "destructiveHint": False,
-                "idempotentHint": True,
-                "openWorldHint": False,
-            },
-        }
 
 
 def skills_list(args: dict[str, Any], registry: RegistryView) -> dict[str, Any]:
@@ -302,156 +178,17 @@ def is_well_formed_path(path: str) -> bool:
 
 
 TOOLS: dict[str, Tool] = {
-    tool.name: tool
+    tool.spec.name: tool
     for tool in (
-        Tool(
-            name="skills_list",
-            title="List skills",
-            description=(
-                "List the registry's skills (metadata only), ordered by id, one page at a time. "
-                "Filter with tags; follow next_cursor for the next page (null on the last). "
-                "Use skills_get to read a skill's instructions."
-            ),
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "tags": _TAGS,
-                    "limit": _limit("pagination"),
-                    "cursor": _CURSOR,
-                    "revision": _REVISION,
-                },
-                "additionalProperties": False,
-            },
-            output_schema=_output_schema(
-                {
-                    "skills": {"type": "array", "items": _METADATA},
-                    "next_cursor": _NULLABLE_STRING,
-                }
-            ),
-            handler=skills_list,
-        ),
-        Tool(
-            name="skills_search",
-            title="Search skills",
-            description=(
-                "Find skills by keywords: an exact id or name match ranks first, then tag, keyword, "
-                "description and body matches, then id. Each result says why it matched "
-                "(match_reasons) and quotes an excerpt. Deterministic; no embeddings."
-            ),
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "query": {
-                        "type": "string",
-                        "description": "Words to look for (split on white space, case-insensitive).",
-                    },
-                    "tags": _TAGS,
-                    "limit": _limit("search"),
-                    "cursor": _CURSOR,
-                    "revision": _REVISION,
-                },
-                "required": ["query"],
-                "additionalProperties": False,
-            },
-            output_schema=_output_schema(
-                {
-                    "results": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                **_METADATA["properties"],
-                                "match_reasons": {
-                                    "type": "array",
-                                    "items": {
-                                        "type": "object",
-                                        "properties": {
-                                            "rule": {"type": "string", "enum": list(ranking.RULES)},
-                                            "term": {"type": "string"},
-                                        },
-                                        "required": ["rule", "term"],
-                                    },
-                                },
-                                "excerpt": {"type": "string"},
-                            },
-                            "required": [*_METADATA["required"], "match_reasons", "excerpt"],
-                        },
-                    },
-                    "next_cursor": _NULLABLE_STRING,
-                }
-            ),
-            handler=skills_search,
-            check=_check_search,
-        ),
-        Tool(
-            name="skills_get",
-            title="Get a skill",
-            description=(
-                "Get one skill: its metadata, its instructions (the body of SKILL.md) and the manifest "
-                "of its supporting files (path, size, sha256, media_type, executable). Read a file "
-                "with skills_get_file."
-            ),
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "id": {"type": "string", "description": "The skill id, exactly as listed."},
-                    "revision": _REVISION,
-                },
-                "required": ["id"],
-                "additionalProperties": False,
-            },
-            output_schema=_output_schema(
-                {
-                    "metadata": _METADATA,
-                    "instructions": {"type": "string"},
-                    "files": {"type": "array", "items": _MANIFEST_ENTRY},
-                }
-            ),
-            handler=skills_get,
-        ),
-        Tool(
-            name="skills_get_file",
-            title="Read a skill file",
-            description=(
-                "Read one supporting file of a skill as text, one page at a time: follow next_cursor "
-                "until it is null; the pages joined are the file. Files under scripts/ are marked "
-                "executable: the registry never runs them; read a script fully before running it, "
-                "and only under your own permissions."
-            ),
-            input_schema={
-                "type": "object",
-                "properties": {
-                    "id": {"type": "string", "description": "The skill id, exactly as listed."},
-                    "path": {
-                        "type": "string",
-                        "description": "A path from the skill's files manifest, e.g. references/guide.md.",
-                    },
-                    "cursor": _CURSOR,
-                    "revision": _REVISION,
-                },
-                "required": ["id", "path"],
-                "additionalProperties": False,
-            },
-            output_schema=_output_schema(
-                {
-                    "id": {"type": "string"},
-                    "path": {"type": "string"},
-                    "text": {"type": "string"},
-                    "offset": {"type": "integer", "description": "Bytes of the file before this page."},
-                    "size": {"type": "integer"},
-                    "sha256": {"type": "string"},
-                    "media_type": {"type": "string"},
-                    "executable": {"type": "boolean"},
-                    "next_cursor": _NULLABLE_STRING,
-                }
-            ),
-            handler=skills_get_file,
-        ),
+        Tool(SKILLS_LIST, skills_list),
+        Tool(SKILLS_SEARCH, skills_search, check=_check_search),
+        Tool(SKILLS_GET, skills_get),
+        Tool(SKILLS_GET_FILE, skills_get_file),
     )
 }
 
 # tools/list is the same for every caller and request: serialised once per process.
-TOOL_LIST = RawJson(dumps_text({"tools": [tool.definition() for tool in TOOLS.values()]}))
+TOOL_LIST = RawJson(dumps_text({"tools": [tool.spec.definition() for tool in TOOLS.values()]}))
 
 
 def call_tool(name: str, arguments: Any, registry: RegistryView) -> RawJson:
@@ -459,7 +196,7 @@ def call_tool(name: str, arguments: Any, registry: RegistryView) -> RawJson:
     tool = TOOLS.get(name)
     if tool is None:
         raise InvalidParams(f"Unknown tool: {name!r}.")
-    args = validate_object(arguments, tool.input_schema, name)
+    args = validate_object(arguments, tool.spec.input_schema, name)
     if tool.check is not None:
         tool.check(args)
     try:

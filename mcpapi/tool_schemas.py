@@ -1,0 +1,294 @@
+"""What the four tools look like on the wire: names, descriptions, input and output
+JSON Schemas, and the tool error codes (SPEC §6, §9). Handlers live in tools.py.
+
+The input schemas are also what arguments are checked against (mcpapi.params), so
+what a client reads in tools/list is exactly what the server enforces.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from catalog.search import RULES
+
+SKILL_NOT_FOUND = "SKILL_NOT_FOUND"
+FILE_NOT_FOUND = "FILE_NOT_FOUND"
+INVALID_PATH = "INVALID_PATH"
+REVISION_UNAVAILABLE = "REVISION_UNAVAILABLE"
+INVALID_CURSOR = "INVALID_CURSOR"
+REGISTRY_EMPTY = "REGISTRY_EMPTY"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    name: str
+    title: str
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+
+    def definition(self) -> dict[str, Any]:
+        """The tool as tools/list shows it."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "outputSchema": self.output_schema,
+            "annotations": {
+                "title": self.title,
+                "readOnlyHint": True,
+                "destructiveHint": False,
+                "idempotentHint": True,
+                "openWorldHint": False,
+            },
+        }
+
+
+_REVISION = {
+    "type": "string",
+    "description": (
+        "Registry commit SHA (full, or a unique prefix of at least 7 hex characters) that earlier "
+        "results came from. Omit it to use the active snapshot; any other revision is "
+        "REVISION_UNAVAILABLE, naming the active one."
+    ),
+}
+_CURSOR = {
+    "type": "string",
+    "description": "The next_cursor of the previous page of the same query; omit it for the first page.",
+}
+_TAGS = {
+    "type": "array",
+    "items": {"type": "string"},
+    "description": "Only skills carrying every one of these tags (compared case-insensitively).",
+}
+
+
+def _limit(setting: str) -> dict[str, Any]:
+    return {
+        "type": "integer",
+        "minimum": 1,
+        "description": (
+            f"Page size. Defaults to the registry's {setting}.default_limit; at most its {setting}.max_limit."
+        ),
+    }
+
+
+_STRINGS = {"type": "array", "items": {"type": "string"}}
+_NULLABLE_STRING = {"type": ["string", "null"]}
+_METADATA = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "name": {"type": "string"},
+        "description": {"type": "string"},
+        "version": {"type": "string"},
+        "tags": _STRINGS,
+        "keywords": _STRINGS,
+        "requires": _STRINGS,
+        "required_zdr": {"type": "boolean"},
+        "content_hash": {"type": "string"},
+    },
+    "required": [
+        "id",
+        "name",
+        "description",
+        "version",
+        "tags",
+        "keywords",
+        "requires",
+        "required_zdr",
+        "content_hash",
+    ],
+}
+_MANIFEST_ENTRY = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string"},
+        "size": {"type": "integer"},
+        "sha256": {"type": "string"},
+        "media_type": {"type": "string"},
+        "executable": {"type": "boolean"},
+    },
+    "required": ["path", "size", "sha256", "media_type", "executable"],
+}
+_ERROR = {
+    "type": "object",
+    "properties": {
+        "code": {
+            "type": "string",
+            "enum": [
+                SKILL_NOT_FOUND,
+                FILE_NOT_FOUND,
+                INVALID_PATH,
+                REVISION_UNAVAILABLE,
+                INVALID_CURSOR,
+                REGISTRY_EMPTY,
+            ],
+        },
+        "message": {"type": "string"},
+        "active_sha": {"type": "string"},
+    },
+    "required": ["code", "message"],
+}
+
+
+def _output_schema(fields: dict[str, Any]) -> dict[str, Any]:
+    """A result is either the tool's fields or an error, always with the registry fields."""
+    return {
+        "type": "object",
+        "properties": {
+            "api_version": {"type": "string"},
+            "registry_sha": _NULLABLE_STRING,
+            "published_at": {**_NULLABLE_STRING, "description": "ISO 8601 time the snapshot was activated."},
+            **fields,
+            "error": _ERROR,
+        },
+        "required": ["api_version", "registry_sha", "published_at"],
+        "anyOf": [{"required": list(fields)}, {"required": ["error"]}],
+    }
+
+
+SKILLS_LIST = ToolSpec(
+    name="skills_list",
+    title="List skills",
+    description=(
+        "List the registry's skills (metadata only), ordered by id, one page at a time. "
+        "Filter with tags; follow next_cursor for the next page (null on the last). "
+        "Use skills_get to read a skill's instructions."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "tags": _TAGS,
+            "limit": _limit("pagination"),
+            "cursor": _CURSOR,
+            "revision": _REVISION,
+        },
+        "additionalProperties": False,
+    },
+    output_schema=_output_schema(
+        {
+            "skills": {"type": "array", "items": _METADATA},
+            "next_cursor": _NULLABLE_STRING,
+        }
+    ),
+)
+
+
+SKILLS_SEARCH = ToolSpec(
+    name="skills_search",
+    title="Search skills",
+    description=(
+        "Find skills by keywords: an exact id or name match ranks first, then tag, keyword, "
+        "description and body matches, then id. Each result says why it matched "
+        "(match_reasons) and quotes an excerpt. Deterministic; no embeddings."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "description": "Words to look for (split on white space, case-insensitive).",
+            },
+            "tags": _TAGS,
+            "limit": _limit("search"),
+            "cursor": _CURSOR,
+            "revision": _REVISION,
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    },
+    output_schema=_output_schema(
+        {
+            "results": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        **_METADATA["properties"],
+                        "match_reasons": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "properties": {
+                                    "rule": {"type": "string", "enum": list(RULES)},
+                                    "term": {"type": "string"},
+                                },
+                                "required": ["rule", "term"],
+                            },
+                        },
+                        "excerpt": {"type": "string"},
+                    },
+                    "required": [*_METADATA["required"], "match_reasons", "excerpt"],
+                },
+            },
+            "next_cursor": _NULLABLE_STRING,
+        }
+    ),
+)
+
+
+SKILLS_GET = ToolSpec(
+    name="skills_get",
+    title="Get a skill",
+    description=(
+        "Get one skill: its metadata, its instructions (the body of SKILL.md) and the manifest "
+        "of its supporting files (path, size, sha256, media_type, executable). Read a file "
+        "with skills_get_file."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "id": {"type": "string", "description": "The skill id, exactly as listed."},
+            "revision": _REVISION,
+        },
+        "required": ["id"],
+        "additionalProperties": False,
+    },
+    output_schema=_output_schema(
+        {
+            "metadata": _METADATA,
+            "instructions": {"type": "string"},
+            "files": {"type": "array", "items": _MANIFEST_ENTRY},
+        }
+    ),
+)
+
+
+SKILLS_GET_FILE = ToolSpec(
+    name="skills_get_file",
+    title="Read a skill file",
+    description=(
+        "Read one supporting file of a skill as text, one page at a time: follow next_cursor "
+        "until it is null; the pages joined are the file. Files under scripts/ are marked "
+        "executable: the registry never runs them; read a script fully before running it, "
+        "and only under your own permissions."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "id": {"type": "string", "description": "The skill id, exactly as listed."},
+            "path": {
+                "type": "string",
+                "description": "A path from the skill's files manifest, e.g. references/guide.md.",
+            },
+            "cursor": _CURSOR,
+            "revision": _REVISION,
+        },
+        "required": ["id", "path"],
+        "additionalProperties": False,
+    },
+    output_schema=_output_schema(
+        {
+            "id": {"type": "string"},
+            "path": {"type": "string"},
+            "text": {"type": "string"},
+            "offset": {"type": "integer", "description": "Bytes of the file before this page."},
+            "size": {"type": "integer"},
+            "sha256": {"type": "string"},
+            "media_type": {"type": "string"},
+            "executable": {"type": "boolean"},
+            "next_cursor": _NULLABLE_STRING,
+        }
+    ),
+)
