@@ -470,10 +470,43 @@ def py_spy() -> str | None:
     return str(local) if local.exists() else shutil.which("py-spy")
 
 
+# A sample is charged to the first layer found walking its stack from the innermost frame out:
+# a JSON encoder frame called from mcpapi is "JSON encoding", an SQL frame under catalog is "database".
+LAYERS = (
+    (
+        "JSON encoding/decoding",
+        ("json/encoder.py", "json/decoder.py", "json/__init__.py", "(mcpapi/jsonrpc.py)"),
+    ),
+    ("YAML parsing", ("yaml/",)),
+    ("git (reading objects)", ("git/", "gitdb/", "(catalog/trees.py)")),
+    ("database (Django ORM + sqlite3)", ("django/db/",)),
+    ("catalog (index, search, validation, publishing)", ("(catalog/",)),
+    ("accounts (authentication)", ("(accounts/",)),
+    ("mcpapi (protocol, dispatch, tools)", ("(mcpapi/",)),
+    ("Django request/response and middleware", ("django/",)),
+    ("gunicorn HTTP parsing, socket I/O, worker loop", ("gunicorn/", "socket.py")),
+)
+
+
+STARTUP = ("<frozen importlib", "django/core/checks/", "setup (django/__init__.py)")
+
+
+def layer_of(frames: list[str]) -> str:
+    # Anything under an import or Django's start-up (system checks included) is start-up cost.
+    if any(needle in frame for frame in frames for needle in STARTUP):
+        return "imports, Django setup and system checks"
+    for frame in reversed(frames):
+        for layer, needles in LAYERS:
+            if any(needle in frame for needle in needles):
+                return layer
+    return "other"
+
+
 def summarize_collapsed(path: Path, top: int = 30) -> str:
-    """Self and inclusive sample shares per function from a py-spy raw (collapsed) profile."""
+    """Layers, then self and inclusive sample shares per function, from a py-spy raw profile."""
     self_counts: dict[str, int] = {}
     incl_counts: dict[str, int] = {}
+    layer_counts: dict[str, int] = {}
     total = 0
     for line in path.read_text(errors="replace").splitlines():
         stack, _, count_text = line.rpartition(" ")
@@ -488,9 +521,14 @@ def summarize_collapsed(path: Path, top: int = 30) -> str:
         self_counts[names[-1]] = self_counts.get(names[-1], 0) + count
         for name in set(names):
             incl_counts[name] = incl_counts.get(name, 0) + count
+        layer = layer_of(names)
+        layer_counts[layer] = layer_counts.get(layer, 0) + count
     if not total:
         return f"{path.name}: no samples\n"
-    lines = [f"### {path.stem} ({total} samples)", "", "Self time:", ""]
+    lines = [f"### {path.stem} ({total} samples)", "", "By layer (innermost matching frame):", ""]
+    for name, count in sorted(layer_counts.items(), key=lambda item: -item[1]):
+        lines.append(f"- {100 * count / total:5.1f}%  {name}")
+    lines += ["", "Self time:", ""]
     for name, count in sorted(self_counts.items(), key=lambda item: -item[1])[:top]:
         lines.append(f"- {100 * count / total:5.1f}%  {name}")
     lines += ["", "Inclusive time:", ""]
@@ -766,9 +804,9 @@ def serve(args, corpus: corpus_mod.Corpus, env: dict, work_dir: Path) -> dict:
             out["rows"].append(asdict_load(result))
         out["worker_rss_mb"] = [round(rss_mb(pid) or 0, 1) for pid in server.workers()]
         out["master_rss_mb"] = round(rss_mb(server.proc.pid) or 0, 1)
-        if args.profile:
-            profile_serve(args, server, ops, work_dir)
     out["ceiling"].append(asdict_load(measure_ceiling(args, env, work_dir, "ceiling (after)")))
+    if args.profile:
+        profile_serve(args, env, ops, work_dir)
     return out
 
 
@@ -797,7 +835,7 @@ def profile_publish(args, corpus: corpus_mod.Corpus, work_dir: Path, env: dict) 
     head = corpus_mod.git(Path(corpus.root), "rev-parse", "HEAD")
     for name, sha in (("publish-empty", corpus.sha), ("publish-change", head)):
         target = out / f"{name}.txt"
-        argv = [spy, "record", "--rate", "200", "--format", "raw", "--nonblocking", "-o", str(target)]
+        argv = [spy, "record", "--rate", "200", "--format", "raw", "-o", str(target)]
         argv += ["--", *manage("publish", sha, "--repo", corpus.root)]
         measured = run_measured(argv, penv, args.publish_timeout * 3)
         print(f"  profile of {name}: {target} ({measured.wall_s:.1f} s under py-spy)")
@@ -805,55 +843,49 @@ def profile_publish(args, corpus: corpus_mod.Corpus, work_dir: Path, env: dict) 
             (out / f"{name}-summary.md").write_text(summarize_collapsed(target))
 
 
-def profile_serve(args, server: Gunicorn, ops: list[Operation], work_dir: Path) -> None:
+def profile_serve(args, env: dict, ops: list[Operation], work_dir: Path) -> None:
+    """py-spy on one worker driven by one connection, so that samples are CPU, not queueing.
+
+    With several workers and connections on 2 CPUs, a worker spends much of its time runnable
+    but not running (often right after a send wakes the client up); py-spy samples that as
+    active, which would overweight socket writes. One worker and one connection avoid it.
+    """
     spy = py_spy()
     if not spy:
-        print("  (py-spy not installed; skipping the serve profiles)")
+        print("  (py-spy not installed: .venv/bin/pip install py-spy; skipping the serve profiles)")
         return
     out = profile_dir(args)
-    for op in ops:
-        name = op.name.replace("/", "-")
-        target = out / f"serve-{name}.txt"
-        duration = max(3, round(args.duration))
-        argv = [
-            spy,
-            "record",
-            "--rate",
-            "200",
-            "--format",
-            "raw",
-            "--nonblocking",
-            "--subprocesses",
-            "--duration",
-            str(duration),
-            "--pid",
-            str(server.proc.pid),
-            "-o",
-            str(target),
-        ]
-        spy_proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            time.sleep(0.5)
-            run_wrk(
-                server.url + op.path,
-                op.body,
-                TOKEN,
-                duration,
-                args.connections,
-                args.threads,
-                None,
-                work_dir,
-                "profile",
-            )
-            _, err = spy_proc.communicate(timeout=duration + 60)
-        finally:
-            if spy_proc.poll() is None:
-                spy_proc.kill()
-        if target.exists():
-            (out / f"serve-{name}-summary.md").write_text(summarize_collapsed(target))
-            print(f"  profile of {op.name}: {target}")
-        else:
-            print(f"  profile of {op.name} failed: {err.decode(errors='replace')[-300:]}")
+    penv = {**env, "GUNICORN_WORKERS": "1"}
+    with Gunicorn("skillsite.wsgi", penv, work_dir / "gunicorn-profile.log", "profiled registry") as server:
+        server.wait_ready(product_probe)
+        for op in ops:
+            run_wrk(server.url + op.path, op.body, TOKEN, 1, 1, 1, None, work_dir, "warm")
+        for op in ops:
+            name = op.name.replace("/", "-")
+            target = out / f"serve-{name}.txt"
+            duration = max(3, round(args.duration))
+            argv = [spy, "record", "--rate", "250", "--format", "raw", "--subprocesses"]
+            argv += ["--duration", str(duration), "--pid", str(server.proc.pid), "-o", str(target)]
+            spy_proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            try:
+                time.sleep(0.5)
+                result = run_wrk(
+                    server.url + op.path, op.body, TOKEN, duration, 1, 1, server.proc.pid, work_dir, op.name
+                )
+                _, err = spy_proc.communicate(timeout=duration + 60)
+            finally:
+                if spy_proc.poll() is None:
+                    spy_proc.kill()
+                    spy_proc.wait(timeout=10)
+            if target.exists():
+                header = (
+                    f"1 worker, 1 connection, under py-spy: {result.rps:.0f} req/s, "
+                    f"{result.server_cpu_ms_per_req:.2f} ms CPU/req\n\n"
+                )
+                (out / f"serve-{name}-summary.md").write_text(header + summarize_collapsed(target))
+                print(f"  profile of {op.name}: {target}")
+            else:
+                print(f"  profile of {op.name} failed: {err.decode(errors='replace')[-300:]}")
 
 
 # ---------------------------------------------------------------------------------------------
