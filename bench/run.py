@@ -577,7 +577,7 @@ def machine_info() -> dict:
     }
 
 
-def django_env(db_path: Path, repo: Path, workers: int | None) -> dict:
+def django_env(db_path: Path, repo: Path, workers: int | None, worker_class: str | None = None) -> dict:
     env = {
         key: value
         for key, value in os.environ.items()
@@ -595,6 +595,8 @@ def django_env(db_path: Path, repo: Path, workers: int | None) -> dict:
     )
     if workers:
         env["GUNICORN_WORKERS"] = str(workers)
+    if worker_class:
+        env["GUNICORN_WORKER_CLASS"] = worker_class
     return env
 
 
@@ -687,6 +689,7 @@ def run(args) -> dict:
             "connections": args.connections,
             "wrk_threads": args.threads,
             "gunicorn_config": "gunicorn.conf.py (production)",
+            "worker_class": args.worker_class or "sync (gunicorn.conf.py default)",
         },
     }
     if args.profile:
@@ -714,7 +717,7 @@ def run(args) -> dict:
         results["corpus"] = corpus.summary()
 
         db_path = work_dir / "db.sqlite3"
-        env = django_env(db_path, repo, args.workers)
+        env = django_env(db_path, repo, args.workers, args.worker_class)
         steps = []
         print("publish:")
         if True:
@@ -929,7 +932,8 @@ def report(results: dict) -> str:
         ceiling_cpu = sum(row["server_cpu_ms_per_req"] for row in ceilings) / len(ceilings)
         lines += [
             "",
-            f"## Serve ({serve_data['workers']} gunicorn sync workers; wrk {s['wrk_threads']} threads, "
+            f"## Serve ({serve_data['workers']} gunicorn workers, {s['worker_class']}; "
+            f"wrk {s['wrk_threads']} threads, "
             f"{s['connections']} connections, {s['duration_s']:g} s per row)",
             "",
             f"Ratios are to the mean of the two ceiling runs ({ceiling_rps:.0f} req/s, "
@@ -1050,6 +1054,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--threads", type=int, default=2, help="wrk threads")
     parser.add_argument("--workers", type=int, default=None, help="override gunicorn.conf.py's worker count")
+    parser.add_argument(
+        "--worker-class", default=None, help="override gunicorn.conf.py's worker class (e.g. gthread)"
+    )
     parser.add_argument("--publish-timeout", type=float, default=900)
     parser.add_argument("--no-serve", action="store_true", help="publish timings only")
     parser.add_argument(
@@ -1084,7 +1091,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def ceiling_only(args) -> int:
     with tempfile.TemporaryDirectory(prefix="skills-bench-") as tmp:
-        env = django_env(Path(tmp) / "unused.sqlite3", Path(tmp), args.workers)
+        env = django_env(Path(tmp) / "unused.sqlite3", Path(tmp), args.workers, args.worker_class)
         try:
             measure_ceiling(args, env, Path(tmp), "ceiling")
             if args.ceiling_middleware:
