@@ -102,8 +102,11 @@ with without into onto from to for of on in at by over under between across thro
 """)
 
 KEYWORDS = list(dict.fromkeys(NOUNS + TOOLS))
-# Running text draws from every list, filler words (the, with, before...) most often.
-WORD_POOL = NOUNS * 2 + VERBS + ADJECTIVES + TAGS + FILLER * 5
+# Running text draws from these lists, filler words (the, with, before...) most often; a skill's
+# own topic (its tags, and now and then any tag) comes up in about one sentence in three, so a
+# technology name is found mostly in the skills about it, as in a real registry.
+WORD_POOL = NOUNS * 2 + VERBS + ADJECTIVES + FILLER * 5
+TOPIC_RATE = 0.35
 CONNECTORS = ["Before you", "After you", "When you", "Once you", "If you need to", "Never", "Always"]
 SECTIONS = [
     "When to use",
@@ -170,9 +173,15 @@ class Writer:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
+        self.topic: list[str] = []
 
     def words(self, low: int, high: int) -> list[str]:
-        return self.rng.choices(WORD_POOL, k=self.rng.randint(low, high))
+        rng = self.rng
+        words = rng.choices(WORD_POOL, k=rng.randint(low, high))
+        if rng.random() < TOPIC_RATE:
+            pool = self.topic if self.topic and rng.random() < 0.9 else TAGS
+            words[rng.randrange(len(words))] = rng.choice(pool)
+        return words
 
     def sentence(self) -> str:
         rng = self.rng
@@ -335,6 +344,7 @@ def generate_skills(count: int, seed: int) -> tuple[list[SkillInfo], dict[str, s
         used.add(skill_id)
         verb, _, noun = skill_id.partition("-")
         tags = rng.sample(TAGS, rng.randint(0, 5))
+        writer.topic = tags
         keywords = rng.sample(KEYWORDS, rng.randint(0, 6))
         phrase = f"{rng.choice(VERBS)} {rng.choice(NOUNS)}"
         if keywords and rng.random() < 0.3 and phrase not in keywords:
