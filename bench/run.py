@@ -583,7 +583,15 @@ def machine_info() -> dict:
     }
 
 
-def django_env(db_path: Path, repo: Path, workers: int | None, worker_class: str | None = None) -> dict:
+def django_env(
+    db_path: Path,
+    repo: Path,
+    workers: int | None,
+    worker_class: str | None = None,
+    log_level: str | None = None,
+) -> dict:
+    """The registry's environment: production settings (DEBUG off, the default logging: one JSON
+    access line per /mcp request), a fresh SQLite file, the bench's static read token."""
     env = {
         key: value
         for key, value in os.environ.items()
@@ -596,13 +604,14 @@ def django_env(db_path: Path, repo: Path, workers: int | None, worker_class: str
             "DATABASE_URL": f"sqlite:///{db_path}",
             "SKILLS_REPO_PATH": str(repo),
             "SKILLS_READ_TOKENS": TOKEN,
-            "LOG_LEVEL": "WARNING",
         }
     )
     if workers:
         env["GUNICORN_WORKERS"] = str(workers)
     if worker_class:
         env["GUNICORN_WORKER_CLASS"] = worker_class
+    if log_level:
+        env["LOG_LEVEL"] = log_level
     return env
 
 
@@ -696,6 +705,7 @@ def run(args) -> dict:
             "wrk_threads": args.threads,
             "gunicorn_config": "gunicorn.conf.py (production)",
             "worker_class": args.worker_class or "sync (gunicorn.conf.py default)",
+            "log_level": args.log_level or "INFO (product default: a JSON access line per request)",
         },
     }
     if args.profile:
@@ -723,7 +733,7 @@ def run(args) -> dict:
         results["corpus"] = corpus.summary()
 
         db_path = work_dir / "db.sqlite3"
-        env = django_env(db_path, repo, args.workers, args.worker_class)
+        env = django_env(db_path, repo, args.workers, args.worker_class, args.log_level)
         steps = []
         print("publish:")
         if True:
@@ -905,7 +915,7 @@ def profile_serve(args, env: dict, ops: list[Operation], work_dir: Path) -> None
         for op in ops:
             run_wrk(server.url + op.path, op.body, TOKEN, 1, 1, 1, None, work_dir, "warm")
         for op in ops:
-            name = op.name.replace("/", "-")
+            name = re.sub(r"[^a-z0-9_]+", "-", op.name).strip("-")
             target = out / f"serve-{name}.txt"
             duration = max(3, round(args.duration))
             argv = [spy, "record", "--rate", "250", "--format", "raw", "--subprocesses"]
@@ -977,6 +987,8 @@ def report(results: dict) -> str:
             f"wrk {s['wrk_threads']} threads, "
             f"{s['connections']} connections, {s['duration_s']:g} s per row)",
             "",
+            f"Registry: production settings (DEBUG off), logging {s['log_level']}, SQLite in WAL mode, "
+            "a static bearer token. Ceiling: bench/ceiling (no apps, no middleware, no logging). "
             f"Ratios are to the mean of the two ceiling runs ({ceiling_rps:.0f} req/s, "
             f"{ceiling_cpu:.2f} ms CPU/req). 'other load' is how many CPUs the rest of the machine kept "
             "busy during the row (noise: the machine has "
@@ -1108,6 +1120,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=2, help="wrk threads")
     parser.add_argument("--workers", type=int, default=None, help="override gunicorn.conf.py's worker count")
     parser.add_argument(
+        "--log-level", default=None, help="LOG_LEVEL for the server (default: the product's, INFO)"
+    )
+    parser.add_argument(
         "--worker-class", default=None, help="override gunicorn.conf.py's worker class (e.g. gthread)"
     )
     parser.add_argument("--publish-timeout", type=float, default=900)
@@ -1144,7 +1159,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def ceiling_only(args) -> int:
     with tempfile.TemporaryDirectory(prefix="skills-bench-") as tmp:
-        env = django_env(Path(tmp) / "unused.sqlite3", Path(tmp), args.workers, args.worker_class)
+        env = django_env(
+            Path(tmp) / "unused.sqlite3", Path(tmp), args.workers, args.worker_class, args.log_level
+        )
         try:
             measure_ceiling(args, env, Path(tmp), "ceiling")
             if args.ceiling_middleware:
