@@ -63,6 +63,10 @@ MCP_HEADERS = {
 SEARCH_QUERY = "postgres migrations"
 BROAD_SEARCH_QUERY = "deploy rollback"
 BROAD_SEARCH = "skills_search (broad)"
+# MCP's ping: the whole /mcp path (auth, parsing, dispatch, JSON reply) without a tool: the floor.
+PING = "ping (the /mcp floor)"
+CEILING_APP = "bench.ceiling.wsgi:application"
+CEILING_MW = "ceiling + product middleware"
 
 # Targets of issue 7 (ratios are to the ceiling measured in the same run).
 TOOL_RATIO_TARGET_1K = 0.7
@@ -204,6 +208,31 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+_GUNICORN_KEYS = ("workers", "worker_class", "threads", "keepalive", "timeout")
+
+
+def gunicorn_settings(env: dict) -> dict:
+    """What gunicorn.conf.py resolves to under `env` (it reads GUNICORN_* variables)."""
+    code = (
+        "import json, runpy, sys; conf = runpy.run_path(sys.argv[1]); "
+        f"print(json.dumps({{key: conf.get(key) for key in {_GUNICORN_KEYS!r}}}))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(PROJECT_DIR / "gunicorn.conf.py")],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    if result.returncode != 0:
+        raise BenchError(f"gunicorn.conf.py does not load: {result.stderr.strip()[-500:]}")
+    settings = json.loads(result.stdout)
+    # gunicorn's own defaults for what the file leaves out.
+    defaults = {"workers": 1, "worker_class": "sync", "threads": 1, "keepalive": 2, "timeout": 30}
+    return {key: defaults[key] if settings.get(key) is None else settings[key] for key in _GUNICORN_KEYS}
+
+
 class Gunicorn:
     """gunicorn with the production config file, on 127.0.0.1, stopped for sure on exit."""
 
@@ -215,6 +244,7 @@ class Gunicorn:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
+        self._expected: int | None = None
 
     def __enter__(self) -> Gunicorn:
         gunicorn = Path(sys.executable).parent / "gunicorn"
@@ -251,10 +281,9 @@ class Gunicorn:
         raise BenchError(f"{self.label}: not ready after {timeout:.0f} s ({last}); see {self.log_path}")
 
     def expected_workers(self) -> int:
-        # The same formula as gunicorn.conf.py, which the env may override.
-        if "GUNICORN_WORKERS" in self.env:
-            return int(self.env["GUNICORN_WORKERS"])
-        return min((os.cpu_count() or 1) * 2 + 1, 8)
+        if self._expected is None:
+            self._expected = int(gunicorn_settings(self.env)["workers"])
+        return self._expected
 
     def workers(self) -> list[int]:
         return children_of(self.proc.pid) if self.proc else []
@@ -328,6 +357,7 @@ def operations(corpus: corpus_mod.Corpus) -> list[Operation]:
     )
     _, file_skill, file_path = with_files[len(with_files) // 2]
     return [
+        Operation(PING, {"jsonrpc": "2.0", "id": 1, "method": "ping"}),
         Operation("skills_list", tool_call("skills_list", {"limit": 50})),
         Operation("skills_search", tool_call("skills_search", {"query": SEARCH_QUERY, "limit": 20})),
         Operation(BROAD_SEARCH, tool_call("skills_search", {"query": BROAD_SEARCH_QUERY, "limit": 20})),
@@ -361,6 +391,9 @@ def check_answer(operation: Operation, status: int, payload: dict) -> str | None
             return f"skills_list returned {len(content.get('skills', []))} skills, not 50"
         if name.startswith("skills_search") and not content.get("results"):
             return "skills_search found nothing: the query measures no ranking work"
+    elif operation.body.get("method") == "ping":
+        if result != {}:
+            return f"ping answered {json.dumps(result)[:200]}"
     elif not result.get("contents"):
         return "resources/read returned no contents"
     return None
@@ -704,7 +737,6 @@ def run(args) -> dict:
             "connections": args.connections,
             "wrk_threads": args.threads,
             "gunicorn_config": "gunicorn.conf.py (production)",
-            "worker_class": args.worker_class or "sync (gunicorn.conf.py default)",
             "log_level": args.log_level or "INFO (product default: a JSON access line per request)",
         },
     }
@@ -734,6 +766,7 @@ def run(args) -> dict:
 
         db_path = work_dir / "db.sqlite3"
         env = django_env(db_path, repo, args.workers, args.worker_class, args.log_level)
+        results["settings"]["gunicorn"] = gunicorn_settings(env)
         steps = []
         print("publish:")
         if True:
@@ -776,6 +809,11 @@ def run(args) -> dict:
 
 
 def serve(args, corpus: corpus_mod.Corpus, env: dict, work_dir: Path) -> dict:
+    """Every row between two ceiling runs, all servers up at once (an idle one costs nothing).
+
+    Each row's ratio is to the mean of the ceiling runs just before and just after it, so a
+    change in the machine's background load during the run moves both sides of the ratio.
+    """
     ops = operations(corpus)
     out: dict = {"rows": [], "ceiling": []}
     visible = sum(1 for entry in corpus.entries if not entry.required_zdr)
@@ -784,28 +822,50 @@ def serve(args, corpus: corpus_mod.Corpus, env: dict, work_dir: Path) -> dict:
         for row, query in (("skills_search", SEARCH_QUERY), (BROAD_SEARCH, BROAD_SEARCH_QUERY))
     ]
     print(f"serve: wrk {args.threads} threads x {args.connections} connections x {args.duration:g} s per run")
-    out["ceiling"].append(asdict_load(measure_ceiling(args, env, work_dir, "ceiling (before)")))
-    if args.ceiling_middleware:
-        out["ceiling_product_middleware"] = asdict_load(
-            measure_ceiling(args, env, work_dir, "ceiling + product middleware", "product")
+    ceiling_body = tool_call("skills_list", {"limit": 50})
+    with contextlib.ExitStack() as stack:
+        ceiling = stack.enter_context(
+            Gunicorn(
+                CEILING_APP,
+                {**env, "BENCH_CEILING_MIDDLEWARE": ""},
+                work_dir / "gunicorn-ceiling.log",
+                "ceiling",
+            )
         )
-    with Gunicorn("skillsite.wsgi", env, work_dir / "gunicorn-registry.log", "registry") as server:
-        server.wait_ready(product_probe)
-        out["workers"] = len(server.workers())
-        out["worker_rss_mb_booted"] = [round(rss_mb(pid) or 0, 1) for pid in server.workers()]
+        middleware = None
+        if args.ceiling_middleware:
+            middleware = stack.enter_context(
+                Gunicorn(
+                    CEILING_APP,
+                    {**env, "BENCH_CEILING_MIDDLEWARE": "product"},
+                    work_dir / "gunicorn-ceiling-mw.log",
+                    CEILING_MW,
+                )
+            )
+        registry = stack.enter_context(
+            Gunicorn("skillsite.wsgi", env, work_dir / "gunicorn-registry.log", "registry")
+        )
+        ceiling.wait_ready(ceiling_probe)
+        if middleware:
+            middleware.wait_ready(ceiling_probe)
+        registry.wait_ready(product_probe)
+        out["workers"] = len(registry.workers())
+        out["worker_rss_mb_booted"] = [round(rss_mb(pid) or 0, 1) for pid in registry.workers()]
         for op in ops:
-            status, payload, _ = post_json(server.url + op.path, op.body, TOKEN)
+            status, payload, _ = post_json(registry.url + op.path, op.body, TOKEN)
             problem = check_answer(op, status, payload)
             if problem:
                 raise BenchError(f"{op.name}: not a successful answer, not timing it: {problem}")
         # Warm every worker: the index is built once per process per snapshot on first use.
-        # Rounds of as many simultaneous requests as there are workers reach every idle worker
-        # (a sync worker busy with one request cannot accept another), then wrk runs briefly.
-        prewarm(server, ops, rounds=3)
-        for op in ops:
+        # Rounds of as many simultaneous requests as the server has request slots reach every
+        # worker (a busy slot cannot accept another request), then wrk runs briefly.
+        prewarm(registry, ops, rounds=3)
+        subjects = [(CEILING_MW, middleware, "/mcp", ceiling_body)] if middleware else []
+        subjects += [(op.name, registry, op.path, op.body) for op in ops]
+        for _, server, path, body in [("ceiling", ceiling, "/mcp", ceiling_body), *subjects]:
             run_wrk(
-                server.url + op.path,
-                op.body,
+                server.url + path,
+                body,
                 TOKEN,
                 args.warmup,
                 args.connections,
@@ -814,31 +874,48 @@ def serve(args, corpus: corpus_mod.Corpus, env: dict, work_dir: Path) -> dict:
                 work_dir,
                 "warm",
             )
-        for op in ops:
+
+        def load(label: str, server: Gunicorn, path: str, body: dict) -> LoadResult:
             result = run_wrk(
-                server.url + op.path,
-                op.body,
+                server.url + path,
+                body,
                 TOKEN,
                 args.duration,
                 args.connections,
                 args.threads,
                 server.proc.pid,
                 work_dir,
-                op.name,
+                label,
             )
-            result.extra["request"] = op.body
             print(f"  {format_load(result)}", flush=True)
-            out["rows"].append(asdict_load(result))
-        out["worker_rss_mb"] = [round(rss_mb(pid) or 0, 1) for pid in server.workers()]
-        out["master_rss_mb"] = round(rss_mb(server.proc.pid) or 0, 1)
-    out["ceiling"].append(asdict_load(measure_ceiling(args, env, work_dir, "ceiling (after)")))
+            return result
+
+        ceilings = [load("ceiling", ceiling, "/mcp", ceiling_body)]
+        for label, server, path, body in subjects:
+            row = load(label, server, path, body)
+            ceilings.append(load("ceiling", ceiling, "/mcp", ceiling_body))
+            before, after = ceilings[-2], ceilings[-1]
+            row.extra["request"] = body
+            row.extra["ceiling_rps"] = (before.rps + after.rps) / 2
+            row.extra["ceiling_cpu_ms_per_req"] = (
+                before.server_cpu_ms_per_req + after.server_cpu_ms_per_req
+            ) / 2
+            out["rows"].append(asdict_load(row))
+        out["ceiling"] = [asdict_load(result) for result in ceilings]
+        out["ceiling_worker_rss_mb"] = [round(rss_mb(pid) or 0, 1) for pid in ceiling.workers()]
+        out["worker_rss_mb"] = [round(rss_mb(pid) or 0, 1) for pid in registry.workers()]
+        out["master_rss_mb"] = round(rss_mb(registry.proc.pid) or 0, 1)
     if args.profile:
         profile_serve(args, env, ops, work_dir)
     return out
 
 
 def prewarm(server: Gunicorn, ops: list[Operation], rounds: int) -> None:
-    width = len(server.workers()) + 2
+    settings = gunicorn_settings(server.env)
+    slots = int(settings["workers"]) * (
+        int(settings["threads"]) if settings["worker_class"] == "gthread" else 1
+    )
+    width = min(64, slots + 2)
     for _ in range(rounds):
         for op in ops:
             threads = [
@@ -978,45 +1055,55 @@ def report(results: dict) -> str:
     serve_data = results.get("serve")
     if serve_data:
         s = results["settings"]
+        g = s["gunicorn"]
         ceilings = serve_data["ceiling"]
         ceiling_rps = sum(row["rps"] for row in ceilings) / len(ceilings)
         ceiling_cpu = sum(row["server_cpu_ms_per_req"] for row in ceilings) / len(ceilings)
         lines += [
             "",
-            f"## Serve ({serve_data['workers']} gunicorn workers, {s['worker_class']}; "
+            f"## Serve (gunicorn.conf.py: {g['workers']} {g['worker_class']} workers"
+            + (f" x {g['threads']} threads" if g["worker_class"] == "gthread" else "")
+            + f", keepalive {g['keepalive']} s; "
             f"wrk {s['wrk_threads']} threads, "
             f"{s['connections']} connections, {s['duration_s']:g} s per row)",
             "",
             f"Registry: production settings (DEBUG off), logging {s['log_level']}, SQLite in WAL mode, "
-            "a static bearer token. Ceiling: bench/ceiling (no apps, no middleware, no logging). "
-            f"Ratios are to the mean of the two ceiling runs ({ceiling_rps:.0f} req/s, "
-            f"{ceiling_cpu:.2f} ms CPU/req). 'other load' is how many CPUs the rest of the machine kept "
-            "busy during the row (noise: the machine has "
-            f"{results['machine']['nproc']}).",
+            "a static bearer token. Ceiling: bench/ceiling (no apps, no middleware, no logging), the same "
+            "gunicorn.conf.py. Every row ran between two ceiling runs; its ratios are to the mean of "
+            f"those two. The ceiling ran {len(ceilings)} times: {ceiling_rps:.0f} req/s on average "
+            f"({min(c['rps'] for c in ceilings):.0f}-{max(c['rps'] for c in ceilings):.0f}), "
+            f"{ceiling_cpu:.2f} ms CPU/req. 'other load' is how many CPUs the rest of the machine kept "
+            f"busy during the row (noise: the machine has {results['machine']['nproc']}).",
             "",
             "| operation | req/s | x ceiling | p50 ms | p99 ms | server CPU ms/req (user+sys) "
             "| x ceiling CPU "
             "| resp KB | wrk CPU ms/req | other load | errors |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
-        rows = list(ceilings[:1])
-        if "ceiling_product_middleware" in serve_data:
-            rows.append(serve_data["ceiling_product_middleware"])
-        rows += serve_data["rows"] + ceilings[1:]
-        for row in rows:
+        summary = {
+            key: sum(c[key] for c in ceilings) / len(ceilings)
+            for key in ceilings[0]
+            if isinstance(ceilings[0][key], int | float) and not isinstance(ceilings[0][key], bool)
+        }
+        summary.update(
+            name=f"ceiling (mean of {len(ceilings)} runs)",
+            ceiling_rps=ceiling_rps,
+            ceiling_cpu_ms_per_req=ceiling_cpu,
+        )
+        for row in [summary, *serve_data["rows"]]:
             cells = [
                 row["name"],
                 f"{row['rps']:.0f}",
-                f"{row['rps'] / ceiling_rps:.2f}",
+                f"{row['rps'] / row['ceiling_rps']:.2f}",
                 f"{row['p50_ms']:.2f}",
                 f"{row['p99_ms']:.2f}",
                 f"{row['server_cpu_ms_per_req']:.2f} ({row['server_user_ms_per_req']:.2f}"
                 f"+{row['server_system_ms_per_req']:.2f})",
-                f"{row['server_cpu_ms_per_req'] / ceiling_cpu:.1f}",
+                f"{row['server_cpu_ms_per_req'] / row['ceiling_cpu_ms_per_req']:.1f}",
                 f"{row['bytes_per_request'] / 1024:.1f}",
                 f"{row['wrk_cpu_ms_per_req']:.3f}",
                 f"{row['other_cores']:.2f}",
-                str(row["errors"] + row["non_2xx"]),
+                str(round(row["errors"] + row["non_2xx"])),
             ]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
@@ -1035,7 +1122,7 @@ def report(results: dict) -> str:
             f"- RSS per registry worker after the load runs (corpus warm): {mb_list(rss)} MB "
             f"(max {max(rss):.0f} MB); right after boot: {mb_list(booted)} MB; "
             f"master {serve_data['master_rss_mb']:.0f} MB",
-            f"- RSS per ceiling worker: {mb_list(ceilings[0]['worker_rss_mb'])} MB",
+            f"- RSS per ceiling worker: {mb_list(serve_data['ceiling_worker_rss_mb'])} MB",
         ]
     lines += ["", "## Targets (issue 7)", ""]
     lines += [f"- {line}" for line in targets(results)]
@@ -1073,11 +1160,13 @@ def targets(results: dict) -> list[str]:
     )
     serve_data = results.get("serve")
     if serve_data:
-        ceilings = serve_data["ceiling"]
-        ceiling_rps = sum(row["rps"] for row in ceilings) / len(ceilings)
         for row in serve_data["rows"]:
-            ratio = row["rps"] / ceiling_rps
-            if row["name"] == BROAD_SEARCH:
+            ratio = row["rps"] / row["ceiling_rps"]
+            if row["name"] == CEILING_MW:
+                continue
+            if row["name"] == PING:
+                out.append(f"(informational) {row['name']} at {n:,}: {ratio:.2f} x ceiling")
+            elif row["name"] == BROAD_SEARCH:
                 out.append(
                     f"(informational) {row['name']} at {n:,}: {ratio:.2f} x ceiling (no target: the "
                     "query matches most of the corpus)"
@@ -1111,7 +1200,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--skills", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--quick", action="store_true", help="5 s load runs and 1 s warm-ups (make bench)")
+    parser.add_argument("--quick", action="store_true", help="4 s load runs and 1 s warm-ups (make bench)")
     parser.add_argument("--duration", type=float, default=None, help="seconds per load run (default 10)")
     parser.add_argument(
         "--warmup", type=float, default=None, help="seconds of warm-up per operation (default 2)"
@@ -1128,10 +1217,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--publish-timeout", type=float, default=900)
     parser.add_argument("--no-serve", action="store_true", help="publish timings only")
     parser.add_argument(
-        "--ceiling-middleware",
-        action="store_true",
-        help="also measure the ceiling with the registry's middleware list",
+        "--no-ceiling-middleware",
+        dest="ceiling_middleware",
+        action="store_false",
+        help="skip the ceiling run with the registry's middleware list",
     )
+
     parser.add_argument(
         "--ceiling-only", action="store_true", help="measure the ceiling alone (harness check)"
     )
@@ -1145,7 +1236,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", default=str(BENCH_DIR / "out"))
     args = parser.parse_args(argv)
     if args.duration is None:
-        args.duration = 5.0 if args.quick else 10.0
+        args.duration = 4.0 if args.quick else 10.0
     if args.warmup is None:
         args.warmup = 1.0 if args.quick else 2.0
     if not 0 < args.duration <= 120 or not 0 <= args.warmup <= 30:
