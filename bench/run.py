@@ -541,12 +541,25 @@ def layer_of(frames: list[str]) -> str:
     return "other"
 
 
+# Leaf frames where a thread waits (py-spy's idle detection misses waits inside C calls such as
+# SimpleQueue.get or epoll): these samples are dropped from the summaries, and counted.
+IDLE_LEAVES = (
+    "_worker (concurrent/futures/thread.py)",
+    "EpollSelector.select (selectors.py)",
+    "PollSelector.select (selectors.py)",
+    "Arbiter.wait_for_signals (gunicorn/arbiter.py)",
+    "Arbiter.sleep (gunicorn/arbiter.py)",
+    "Condition.wait (threading.py)",
+    "Event.wait (threading.py)",
+)
+
+
 def summarize_collapsed(path: Path, top: int = 30) -> str:
     """Layers, then self and inclusive sample shares per function, from a py-spy raw profile."""
     self_counts: dict[str, int] = {}
     incl_counts: dict[str, int] = {}
     layer_counts: dict[str, int] = {}
-    total = 0
+    total = idle = 0
     for line in path.read_text(errors="replace").splitlines():
         stack, _, count_text = line.rpartition(" ")
         if not stack or not count_text.isdigit():
@@ -555,8 +568,11 @@ def summarize_collapsed(path: Path, top: int = 30) -> str:
         frames = [frame for frame in stack.split(";") if not frame.startswith("process ")]
         if not frames:
             continue
-        total += count
         names = [re.sub(r":\d+\)$", ")", frame.replace(str(PROJECT_DIR) + "/", "")) for frame in frames]
+        if names[-1] in IDLE_LEAVES:
+            idle += count
+            continue
+        total += count
         self_counts[names[-1]] = self_counts.get(names[-1], 0) + count
         for name in set(names):
             incl_counts[name] = incl_counts.get(name, 0) + count
@@ -564,7 +580,12 @@ def summarize_collapsed(path: Path, top: int = 30) -> str:
         layer_counts[layer] = layer_counts.get(layer, 0) + count
     if not total:
         return f"{path.name}: no samples\n"
-    lines = [f"### {path.stem} ({total} samples)", "", "By layer (innermost matching frame):", ""]
+    lines = [
+        f"### {path.stem} ({total} samples; {idle} more in idle waits left out)",
+        "",
+        "By layer (innermost matching frame):",
+        "",
+    ]
     for name, count in sorted(layer_counts.items(), key=lambda item: -item[1]):
         lines.append(f"- {100 * count / total:5.1f}%  {name}")
     lines += ["", "Self time:", ""]
