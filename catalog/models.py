@@ -82,6 +82,9 @@ class Snapshot(models.Model):
     total_bytes = models.PositiveBigIntegerField()  # the sizes of those files
     # registry.config.json at this commit: it governs serving this snapshot.
     config = models.JSONField()
+    # catalog.validation.rules_fingerprint() of the code that validated it ("" if unknown): a
+    # later publish reuses its verdict on unchanged skills only under the very same rules.
+    rules_fingerprint = models.CharField(max_length=SHA256_HEX_LENGTH, blank=True, default="")
 
     class Meta:
         constraints = [

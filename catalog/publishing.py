@@ -5,10 +5,16 @@ publish(): resolve the revision, read that commit from git objects only, validat
 transaction under the publish lock. Any failure rolls the transaction back, so the
 active snapshot is unchanged and no partial rows are ever visible.
 
+Validation is incremental: a skill directory whose git tree id is the same as in the
+active snapshot's commit, under the same registry.config.json blob and the same rules,
+is not read again; its stored SkillVersion is reused as is (see _reusable_skills for
+why that is sound). A first publish, a rollback, a config change, a change of the
+validation code or an active commit missing from the repository validates everything.
+
 Storage is content-addressed: a skill whose content hash is already stored is not
 read again, and a file whose SHA-256 is already stored is not stored twice, so a
-one-skill change on top of thousands of skills writes one SkillVersion, its new
-blobs and one small SnapshotSkill row per skill.
+one-skill change on top of thousands of skills reads and writes one SkillVersion, its
+new blobs and one small SnapshotSkill row per skill.
 
 Concurrency: validation runs outside the lock (it is the slow part); inside the lock
 the active snapshot is read again, and if another publish changed it meanwhile the
@@ -34,14 +40,21 @@ from typing import TypeVar
 import git
 from django.conf import settings
 from django.db import OperationalError, connection, transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import Count, Exists, F, OuterRef, Sum
 from django.utils import timezone
 from gitdb.exc import BadName, BadObject
 
+from catalog.config import CONFIG_FILENAME, MAX_CONFIG_BYTES, ConfigError, parse_config
 from catalog.hashing import sha256_hex
 from catalog.models import Blob, SkillVersion, SkillVersionFile, Snapshot, SnapshotSkill
-from catalog.trees import GitTree, Tree, TreeError, open_repo, resolve_commit
-from catalog.validation import BaseSkill, ValidatedSkill, ValidationReport, validate_tree
+from catalog.trees import EntryKind, GitTree, Tree, TreeEntry, TreeError, open_repo, resolve_commit
+from catalog.validation import (
+    BaseSkill,
+    ValidatedSkill,
+    ValidationReport,
+    rules_fingerprint,
+    validate_tree,
+)
 
 # Crash tests stop a publish at a named point of the store phase: with
 # SKILLS_PUBLISH_PAUSE_AT=<name> the process prints PAUSE_MARKER + name to stderr
@@ -87,6 +100,7 @@ class PublishResult:
     new_skill_versions: int = 0
     new_blobs: int = 0
     new_blob_bytes: int = 0
+    reused_skills: int = 0  # unchanged since the active snapshot: taken from it, not read again
     elapsed_seconds: float = 0.0
     validate_seconds: float = 0.0  # reading and validating the commit, outside the lock
     store_seconds: float = 0.0  # waiting for the lock, storing and activating
@@ -137,6 +151,25 @@ class _StateChanged(Exception):
     """Another publish or prune changed what this one checked against: check again."""
 
 
+@dataclass(frozen=True, slots=True)
+class _ActiveSkill:
+    """A skill of the active snapshot, as stored."""
+
+    version_id: int
+    content_hash: str
+    version: str
+    skill_md_size: int
+
+
+@dataclass(frozen=True, slots=True)
+class _ReusedSkill:
+    """A skill of the active snapshot that the new commit holds unchanged."""
+
+    version_id: int
+    file_count: int  # SKILL.md included, as Snapshot.file_count counts
+    total_bytes: int
+
+
 @dataclass(slots=True)
 class _StoreCounts:
     new_skill_versions: int = 0
@@ -173,11 +206,12 @@ def publish(
                 continue
             result = dataclasses.replace(result, elapsed_seconds=time.monotonic() - started)
             logger.info(
-                "publish %s: %s, %d skills, %d new skill versions, %d new blobs (%d bytes); "
-                "validated in %.2fs, stored in %.2fs, %.2fs in all",
+                "publish %s: %s, %d skills (%d unchanged, not read again), %d new skill versions, "
+                "%d new blobs (%d bytes); validated in %.2fs, stored in %.2fs, %.2fs in all",
                 result.sha,
                 result.outcome.value,
                 result.skill_count,
+                result.reused_skills,
                 result.new_skill_versions,
                 result.new_blobs,
                 result.new_blob_bytes,
@@ -223,11 +257,16 @@ def _validate_and_store(
     sha = tree.sha
     validate_started = time.monotonic()
     report: ValidationReport | None = None
+    reused: dict[str, _ReusedSkill] = {}
     # A stored snapshot passed validation when it was stored; a rollback has no version
     # rule to apply, so it needs no second look. A forward move is checked like any publish.
     if not (rollback and Snapshot.objects.filter(sha=sha).exists()):
-        base = None if rollback or seen is None else _base_skills(seen.id)
-        report = _validate(tree, base)
+        base: dict[str, BaseSkill] | None = None
+        if not rollback and seen is not None:
+            active = _active_skills(seen.id)
+            base = {sid: BaseSkill(skill.content_hash, skill.version) for sid, skill in active.items()}
+            reused = _reusable_skills(tree, seen, active)
+        report = _validate(tree, base, reused)
     store_started = time.monotonic()
 
     with publish_lock():
@@ -244,23 +283,25 @@ def _validate_and_store(
                 published_at=published_at,
                 previous_sha=seen.sha if seen else None,
                 rollback=rollback,
+                reused_skills=len(report.known_valid) if report is not None else 0,
                 validate_seconds=store_started - validate_started,
                 store_seconds=time.monotonic() - store_started,
             )
         if report is None:
             raise _StateChanged  # pruned since we looked: validate it as a new snapshot
-        snapshot_id, counts = _store(tree, report, sha)
+        snapshot_id, counts = _store(tree, report, sha, reused)
         published_at = _activate(snapshot_id, publisher)
     return PublishResult(
         sha=sha,
         outcome=Outcome.PUBLISHED,
-        skill_count=len(report.skills),
+        skill_count=len(report.skills) + len(report.known_valid),
         published_at=published_at,
         previous_sha=seen.sha if seen else None,
         rollback=rollback,
         new_skill_versions=counts.new_skill_versions,
         new_blobs=counts.new_blobs,
         new_blob_bytes=counts.new_blob_bytes,
+        reused_skills=len(report.known_valid),
         validate_seconds=store_started - validate_started,
         store_seconds=time.monotonic() - store_started,
     )
@@ -305,15 +346,107 @@ def _check_descendant(repo: git.Repo, active_sha: str, sha: str) -> None:
     )
 
 
-def _base_skills(snapshot_id: int) -> dict[str, BaseSkill]:
+def _active_skills(snapshot_id: int) -> dict[str, _ActiveSkill]:
     rows = SnapshotSkill.objects.filter(snapshot_id=snapshot_id).values_list(
-        "skill_id", "skill_version__content_hash", "skill_version__version"
+        "skill_id",
+        "skill_version_id",
+        "skill_version__content_hash",
+        "skill_version__version",
+        "skill_version__skill_md__size",
     )
-    return {skill_id: BaseSkill(content_hash=chash, version=version) for skill_id, chash, version in rows}
+    return {skill_id: _ActiveSkill(*row) for skill_id, *row in rows}
 
 
-def _validate(tree: Tree, base: dict[str, BaseSkill] | None) -> ValidationReport:
-    report = validate_tree(tree, base)
+def _reusable_skills(
+    tree: GitTree, seen: _Active, active: dict[str, _ActiveSkill]
+) -> dict[str, _ReusedSkill]:
+    """The skills of the active snapshot that `tree` holds unchanged, by id: validate_tree
+    takes them as known valid, and the snapshot keeps their stored SkillVersion.
+
+    Sound because a full validation of them would find nothing and pick the same rows:
+    - the active snapshot was validated under the rules this process applies (same
+      rules_fingerprint: by induction, every snapshot it reused from was too);
+    - its commit is in this repository, and registry.config.json is the same blob (a
+      regular file) in both commits: the same config governs both verdicts;
+    - a skill directory with the same git tree id holds the same names, modes and bytes
+      (git ids are hashes of exactly that), so every per-skill rule gives the same answer;
+      SPEC's rules look at one skill directory and the config only, and the tree-wide
+      ones (max_skills, stray entries) still run over the whole tree;
+    - the active snapshot stored this commit's skill under that id (a snapshot holds only
+      valid skills), so the same bytes give the same content hash: the version rule against
+      the active snapshot has nothing to say, and the SkillVersion a full validation would
+      look up by that hash is the very row the active snapshot points to.
+    Anything else (a different config, other rules, an unknown commit) returns {}:
+    every skill is then validated, as on a first publish.
+    """
+    fingerprint = rules_fingerprint()
+    if not active or not fingerprint:
+        return {}
+    stored = Snapshot.objects.filter(id=seen.id).values_list("rules_fingerprint", flat=True).first()
+    if stored != fingerprint:
+        return {}
+    try:
+        before_commit = resolve_commit(tree.repo, seen.sha)
+    except TreeError:
+        return {}
+    with GitTree(tree.repo, before_commit) as before:
+        config_now, config_then = _root_entry(tree, CONFIG_FILENAME), _root_entry(before, CONFIG_FILENAME)
+        if (
+            config_now is None
+            or config_then is None
+            or config_now.kind is not EntryKind.FILE
+            or (config_now.kind, config_now.oid) != (config_then.kind, config_then.oid)
+        ):
+            return {}
+        raw = tree.read(CONFIG_FILENAME, MAX_CONFIG_BYTES)
+        try:
+            skills_dir = parse_config(raw or b"").skills_dir
+        except ConfigError:
+            return {}  # validation reports it
+        now = _directory_ids(tree, skills_dir)
+        then = _directory_ids(before, skills_dir)
+    unchanged = [sid for sid, oid in now.items() if then.get(sid) == oid and sid in active]
+    if not unchanged:
+        return {}
+    return _reused_rows(seen.id, {sid: active[sid] for sid in unchanged})
+
+
+def _root_entry(tree: GitTree, path: str) -> TreeEntry | None:
+    return next((entry for entry in tree.children("") if entry.path == path), None)
+
+
+def _directory_ids(tree: GitTree, directory: str) -> dict[str, str]:
+    """Name -> git tree id of each directory directly inside `directory`."""
+    prefix = directory + "/"
+    return {
+        entry.path[len(prefix) :]: entry.oid
+        for entry in tree.children(directory)
+        if entry.kind is EntryKind.DIRECTORY and entry.oid
+    }
+
+
+def _reused_rows(snapshot_id: int, skills: dict[str, _ActiveSkill]) -> dict[str, _ReusedSkill]:
+    """What the new snapshot's totals need of each reused skill, from the stored rows."""
+    in_snapshot = SnapshotSkill.objects.filter(snapshot_id=snapshot_id).values("skill_version_id")
+    files = {
+        version_id: (count, size)
+        for version_id, count, size in SkillVersionFile.objects.filter(skill_version_id__in=in_snapshot)
+        .values("skill_version_id")
+        .annotate(count=Count("id"), size=Sum("size"))
+        .values_list("skill_version_id", "count", "size")
+        .order_by()
+    }
+    result = {}
+    for sid, skill in skills.items():
+        count, size = files.get(skill.version_id, (0, 0))
+        result[sid] = _ReusedSkill(skill.version_id, 1 + count, skill.skill_md_size + size)
+    return result
+
+
+def _validate(
+    tree: Tree, base: dict[str, BaseSkill] | None, reused: dict[str, _ReusedSkill]
+) -> ValidationReport:
+    report = validate_tree(tree, base, known_valid=reused.keys())
     if report.problems:
         lines = [f"{problem.path}: {problem.message}" for problem in report.problems]
         count = len(lines)
@@ -337,10 +470,17 @@ def _activate(snapshot_id: int, publisher: str) -> datetime:
 # --- storing -------------------------------------------------------------------------------
 
 
-def _store(tree: Tree, report: ValidationReport, sha: str) -> tuple[int, _StoreCounts]:
+def _store(
+    tree: Tree, report: ValidationReport, sha: str, reused: dict[str, _ReusedSkill]
+) -> tuple[int, _StoreCounts]:
     """Insert what is missing (blobs, skill versions and their files), then the snapshot and
-    its skill rows. Runs inside the publish transaction; returns the new snapshot's id."""
+    its skill rows. Runs inside the publish transaction; returns the new snapshot's id.
+
+    The skills of report.known_valid keep the SkillVersion of `reused`; they are still
+    referenced by the active snapshot (checked unchanged under the lock), so no prune
+    can have removed them."""
     assert report.config is not None
+    kept = [(sid, reused[sid]) for sid in report.known_valid]
     counts = _StoreCounts()
     counts.version_ids = _existing_version_ids([skill.content_hash for skill in report.skills])
     new_skills = [skill for skill in report.skills if skill.content_hash not in counts.version_ids]
@@ -373,19 +513,24 @@ def _store(tree: Tree, report: ValidationReport, sha: str) -> tuple[int, _StoreC
     snapshot = Snapshot.objects.create(
         sha=sha,
         is_active=False,
-        skill_count=len(report.skills),
-        file_count=sum(1 + len(skill.files) for skill in report.skills),
-        total_bytes=sum(skill.skill_md_size + sum(f.size for f in skill.files) for skill in report.skills),
+        skill_count=len(report.skills) + len(kept),
+        file_count=sum(1 + len(skill.files) for skill in report.skills)
+        + sum(skill.file_count for _, skill in kept),
+        total_bytes=sum(skill.skill_md_size + sum(f.size for f in skill.files) for skill in report.skills)
+        + sum(skill.total_bytes for _, skill in kept),
         config=report.config.to_dict(),
+        rules_fingerprint=rules_fingerprint(),
+    )
+    # In id order, validated and reused together: the same rows, in the same order, as a
+    # full validation would insert.
+    rows = sorted(
+        [(skill.id, counts.version_ids[skill.content_hash]) for skill in report.skills]
+        + [(sid, skill.version_id) for sid, skill in kept]
     )
     SnapshotSkill.objects.bulk_create(
         (
-            SnapshotSkill(
-                snapshot_id=snapshot.id,
-                skill_version_id=counts.version_ids[skill.content_hash],
-                skill_id=skill.id,
-            )
-            for skill in report.skills
+            SnapshotSkill(snapshot_id=snapshot.id, skill_version_id=version_id, skill_id=skill_id)
+            for skill_id, version_id in rows
         ),
         batch_size=_INSERT_BATCH,
     )

@@ -9,7 +9,7 @@ import enum
 import os
 import stat
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -22,6 +22,7 @@ class EntryKind(enum.Enum):
     SYMLINK = "symlink"
     SUBMODULE = "submodule"
     OTHER = "other"  # a device, socket, fifo or nested repository: never content
+    DIRECTORY = "directory"  # only from Tree.children(): entries() lists files, never folders
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +30,9 @@ class TreeEntry:
     path: str
     kind: EntryKind
     size: int
+    # The git object id (a tree's for a DIRECTORY) when the tree knows it: GitTree.children()
+    # sets it, so a caller can tell an unchanged directory without reading it.
+    oid: str | None = field(default=None, compare=False)
 
 
 class TreeError(Exception):
@@ -42,12 +46,33 @@ class Tree(Protocol):
         """Every non-directory entry whose path starts with `prefix`, sorted by path."""
         ...
 
+    def children(self, directory: str) -> list[TreeEntry]:
+        """The entries directly inside `directory` ("" for the root), sorted by path: files as
+        entries() reports them, sub-directories as DIRECTORY. [] when it is no directory."""
+        ...
+
     def read(self, path: str, max_bytes: int) -> bytes | None:
         """The file's bytes, at most max_bytes + 1 of them (so a caller can tell it is too big).
 
         None when there is no regular file at `path`.
         """
         ...
+
+
+def children_from_entries(entries: list[TreeEntry], directory: str) -> list[TreeEntry]:
+    """Tree.children() derived from a recursive listing of `directory`: for a tree that has
+    no cheaper way to list one level."""
+    prefix = directory.strip("/") + "/" if directory.strip("/") else ""
+    found: dict[str, TreeEntry] = {}
+    for entry in entries:
+        if not entry.path.startswith(prefix):
+            continue
+        name, sep, _ = entry.path[len(prefix) :].partition("/")
+        if sep:
+            found.setdefault(name, TreeEntry(prefix + name, EntryKind.DIRECTORY, 0))
+        else:
+            found[name] = entry
+    return sorted(found.values(), key=lambda entry: entry.path)
 
 
 class WorkingTree:
@@ -75,6 +100,10 @@ class WorkingTree:
             result.append(TreeEntry(rel, _kind_of(info.st_mode), info.st_size))
         return result
 
+    def children(self, directory: str) -> list[TreeEntry]:
+        prefix = directory.strip("/")
+        return children_from_entries(self.entries(prefix + "/" if prefix else ""), prefix)
+
     def read(self, path: str, max_bytes: int) -> bytes | None:
         full = self.root / path
         try:
@@ -92,8 +121,9 @@ class WorkingTree:
         if not (self.root / ".git").exists():
             return None
         try:
-            staged = _git(self.root, "ls-files", "-z", "--stage", "--", prefix)
-            others = _git(self.root, "ls-files", "-z", "--others", "--exclude-standard", "--", prefix)
+            pathspec = prefix or "."  # git refuses an empty pathspec
+            staged = _git(self.root, "ls-files", "-z", "--stage", "--", pathspec)
+            others = _git(self.root, "ls-files", "-z", "--others", "--exclude-standard", "--", pathspec)
         except (OSError, subprocess.CalledProcessError):
             return None
         paths: dict[str, bool] = {}
@@ -136,11 +166,12 @@ class GitTree:
         self.label = f"commit {commit.hexsha}"
         self._git_dir = str(repo.git_dir)
         self._oids: dict[str, str] = {}
+        self._children: dict[str, tuple[TreeEntry, ...]] = {}
         self._cat: subprocess.Popen[bytes] | None = None
 
     def entries(self, prefix: str) -> list[TreeEntry]:
         result = []
-        for mode, oid, size, path in self._ls_tree(prefix, recursive=True):
+        for mode, oid, size, path in self._ls_tree(prefix.rstrip("/") or ".", recursive=True):
             if not path.startswith(prefix):
                 continue
             kind = _git_mode_kind(mode)
@@ -148,6 +179,27 @@ class GitTree:
                 self._oids[path] = oid
             result.append(TreeEntry(path, kind, size if kind is EntryKind.FILE else 0))
         return sorted(result, key=lambda entry: entry.path)
+
+    def children(self, directory: str) -> list[TreeEntry]:
+        """One level of the tree, with object ids: a sub-directory's id names its whole
+        content (names, modes and bytes), so equal ids mean identical directories."""
+        directory = directory.strip("/")
+        cached = self._children.get(directory)
+        if cached is not None:
+            return list(cached)
+        prefix = directory + "/" if directory else ""
+        result = []
+        # "dir/" lists what is inside dir (nothing when dir is a file); "." lists the root.
+        for mode, oid, size, path in self._ls_tree(prefix or ".", recursive=False):
+            if not path.startswith(prefix) or "/" in path[len(prefix) :]:
+                continue
+            kind = EntryKind.DIRECTORY if mode == _TREE_MODE else _git_mode_kind(mode)
+            if kind is EntryKind.FILE:
+                self._oids[path] = oid
+            result.append(TreeEntry(path, kind, size if kind is EntryKind.FILE else 0, oid))
+        result.sort(key=lambda entry: entry.path)
+        self._children[directory] = tuple(result)
+        return result
 
     def read(self, path: str, max_bytes: int) -> bytes | None:
         oid = self._oids.get(path)
@@ -175,7 +227,7 @@ class GitTree:
         if self._cat is not None and self._cat.poll() is None:
             self._cat.kill()
 
-    def _ls_tree(self, prefix: str, *, recursive: bool) -> list[tuple[str, str, int, str]]:
+    def _ls_tree(self, pathspec: str, *, recursive: bool) -> list[tuple[str, str, int, str]]:
         args = ["ls-tree", "-z", "--long", "--full-tree"] + (["-r"] if recursive else [])
         out = subprocess.run(
             [
@@ -186,7 +238,7 @@ class GitTree:
                 *args,
                 self.sha,
                 "--",
-                prefix.rstrip("/") or ".",
+                pathspec,
             ],
             check=True,
             capture_output=True,
@@ -227,6 +279,9 @@ class GitTree:
             remaining -= len(stdout.read(min(remaining, 1 << 20)))
         stdout.read(1)  # the newline after every object
         return data
+
+
+_TREE_MODE = "040000"
 
 
 def _git_mode_kind(mode: str) -> EntryKind:

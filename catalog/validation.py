@@ -2,11 +2,25 @@
 
 CONTRACT (implemented by the validation work; publishing and check_skills rely on it):
 
-    validate_tree(tree: Tree, base: Mapping[str, BaseSkill] | None = None) -> ValidationReport
+    validate_tree(tree: Tree, base: Mapping[str, BaseSkill] | None = None,
+                  known_valid: Collection[str] = ()) -> ValidationReport
 
 `base` maps skill id -> BaseSkill(content_hash, version) of the revision the
 version rule compares against (None: no version rule).  The report carries the
 parsed config (None if it was invalid), every valid skill, and every problem.
+
+`known_valid` (publish only; check_skills never passes it) names skill directories
+the caller vouches for: they are counted and listed for the tree-wide rules but
+never read, parsed or hashed, and end up in `report.known_valid` instead of
+`report.skills`. The caller must be able to prove, for each of them, that
+  - the directory is identical (names, modes, bytes) to one that passed
+    validate_tree with no problem,
+  - under the same registry.config.json bytes,
+  - under the same rules (rules_fingerprint() unchanged), and
+  - with the content hash of base[id], so the version rule has nothing to say.
+Then a full validation would find nothing in it either. catalog.publishing proves
+it with git tree ids against the active snapshot's commit; anything less is a
+weakened rule.
 
 Problem codes (stable; check_skills --format json prints them):
   registry.config.json   missing_config, invalid_config
@@ -24,11 +38,20 @@ Problem codes (stable; check_skills --format json prints them):
                          binary_content, unreadable_file
 """
 
+import functools
+import hashlib
 import posixpath
-from collections.abc import Mapping
+import sys
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import semver
+import yaml
+
+from catalog import config as config_module
+from catalog import hashing, skillfile, trees
 from catalog.config import (
     CONFIG_FILENAME,
     MAX_CONFIG_BYTES,
@@ -95,6 +118,9 @@ class ValidationReport:
     config: RegistryConfig | None
     skills: list[ValidatedSkill] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    # The skills of validate_tree's `known_valid` present in the tree, sorted: part of it,
+    # valid on the caller's word, never read. Always empty for check_skills.
+    known_valid: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -135,19 +161,35 @@ _KIND_PROBLEMS: Mapping[EntryKind, tuple[str, str]] = {
 }
 
 
+# Above this many directories to read, one recursive listing beats one listing each.
+_LIST_EACH_MAX = 64
+
+
+def _inside(rel: str, directories: Collection[str]) -> bool:
+    """Whether `rel` (relative to the skills dir) lies inside one of `directories`."""
+    name, sep, _ = rel.partition("/")
+    return bool(sep) and name in directories
+
+
 def media_type_for(path: str) -> str:
     return MEDIA_TYPES.get(posixpath.splitext(path)[1].lower(), DEFAULT_MEDIA_TYPE)
 
 
-def validate_tree(tree: Tree, base: Mapping[str, BaseSkill] | None = None) -> ValidationReport:
-    """Validate every skill of `tree` against SPEC §2-3 (and the version rule against `base`)."""
+def validate_tree(
+    tree: Tree, base: Mapping[str, BaseSkill] | None = None, known_valid: Collection[str] = ()
+) -> ValidationReport:
+    """Validate every skill of `tree` against SPEC §2-3 (and the version rule against `base`).
+
+    Skills named in `known_valid` are taken as valid without being read: see the module
+    docstring for what the caller must prove first. Tree-wide rules still see them.
+    """
     config, config_problems = _read_config(tree)
     report = ValidationReport(config=config, problems=config_problems)
     if config is None:
         # Without the config there are no limits, extensions or skills_dir to check against.
         return report
     scanner = _Scanner(tree, config.skills_dir, config.limits, config)
-    for scan in scanner.scan():
+    for scan in scanner.scan(frozenset(known_valid)):
         if base is not None:
             scan.problems.extend(_version_rule(scan, base))
         report.problems.extend(scan.problems)
@@ -157,7 +199,36 @@ def validate_tree(tree: Tree, base: Mapping[str, BaseSkill] | None = None) -> Va
     report.problems.extend(scanner.problems)
     report.problems.sort(key=lambda p: (p.path, p.message, p.code))
     report.skills.sort(key=lambda s: s.id)
+    report.known_valid = sorted(scanner.known_valid)
     return report
+
+
+# The code and libraries whose behaviour decides a verdict: a verdict reached by other code
+# is not reused (see rules_fingerprint).
+_RULE_MODULES = (config_module, hashing, skillfile, trees, sys.modules[__name__])
+
+
+@functools.cache
+def rules_fingerprint() -> str:
+    """An id of the rules this process applies: a SHA-256 over the source of the modules
+    that implement them and the versions of the parsers they use ("" if a source cannot be
+    read). A publish reuses an earlier verdict only when this is unchanged, so a fix that
+    tightens a rule reaches every skill at the next publish. Any edit of those modules, even
+    a comment, changes it: the next publish then simply validates everything once.
+    """
+    digest = hashlib.sha256()
+    for module in _RULE_MODULES:
+        try:
+            source = Path(module.__file__ or "").read_bytes()
+        except OSError:
+            return ""
+        digest.update(f"{module.__name__}\0{len(source)}\0".encode() + source)
+    versions = (
+        f"python {sys.version_info.major}.{sys.version_info.minor}; yaml {yaml.__version__} "
+        f"{skillfile._BaseLoader.__name__}; semver {semver.__version__}"
+    )
+    digest.update(versions.encode())
+    return digest.hexdigest()
 
 
 def base_skills_from_tree(tree: Tree) -> dict[str, BaseSkill]:
@@ -259,13 +330,16 @@ class _Scanner:
         self.limits = limits
         self.config = config
         self.problems: list[Problem] = []  # problems that belong to no single skill
+        self.known_valid: list[str] = []  # directories counted but not read (scan's known_valid)
         if config is not None:
             self.file_exts = frozenset(config.allowed_file_extensions)
             self.script_exts = self.file_exts | frozenset(config.allowed_script_extensions)
 
-    def scan(self) -> list[_SkillScan]:
+    def scan(self, known_valid: frozenset[str] = frozenset()) -> list[_SkillScan]:
+        """Every skill directory, scanned; those in `known_valid` only counted (self.known_valid)."""
+        entries = self._listing(known_valid) if known_valid else self.tree.entries(self.top)
         groups: dict[str, list[tuple[str, TreeEntry]]] = {}
-        for entry in self.tree.entries(self.top):
+        for entry in entries:
             if entry.path == self.top:
                 self.problems.append(
                     Problem(
@@ -280,15 +354,46 @@ class _Scanner:
                 self.problems.append(self._stray(entry))
                 continue
             groups.setdefault(dir_name, []).append((rel, entry))
-        if len(groups) > self.limits.max_skills:
+        count = len(groups) + len(self.known_valid)
+        if count > self.limits.max_skills:
             self.problems.append(
                 Problem(
                     self.top,
                     "too_many_skills",
-                    f"holds {len(groups)} skills, more than max_skills ({self.limits.max_skills})",
+                    f"holds {count} skills, more than max_skills ({self.limits.max_skills})",
                 )
             )
         return [self._scan_skill(name, items) for name, items in sorted(groups.items())]
+
+    def _listing(self, known_valid: frozenset[str]) -> list[TreeEntry]:
+        """What tree.entries(top) would list, minus the files inside known-valid directories.
+
+        Those directories are recorded in self.known_valid and never listed. The rest is
+        listed directory by directory when there are few (a one-skill change reads one
+        directory, not the 40,000 files of 10,000 skills), else in one recursive listing.
+        """
+        children = self.tree.children(self.top)
+        directories = [
+            child.path[len(self.prefix) :] for child in children if child.kind is EntryKind.DIRECTORY
+        ]
+        skip = {name for name in directories if name in known_valid}
+        if not skip:
+            # Nothing to skip (or the skills dir is no directory at all): the plain listing.
+            return self.tree.entries(self.top)
+        self.known_valid = sorted(skip)
+        to_list = [name for name in directories if name not in skip]
+        if len(to_list) > _LIST_EACH_MAX:
+            return [
+                entry
+                for entry in self.tree.entries(self.top)
+                if not _inside(entry.path[len(self.prefix) :], skip)
+            ]
+        # A non-directory child is a stray entry; entries() would list it just the same.
+        listed = [child for child in children if child.kind is not EntryKind.DIRECTORY]
+        for name in to_list:
+            listed.extend(self.tree.entries(f"{self.prefix}{name}/"))
+        listed.sort(key=lambda entry: entry.path)
+        return listed
 
     def _stray(self, entry: TreeEntry) -> Problem:
         if entry.kind in _KIND_PROBLEMS:

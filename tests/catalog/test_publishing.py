@@ -310,11 +310,11 @@ def test_a_publish_that_lost_the_race_checks_again_against_the_winner(
     real_validate = publishing.validate_tree
     raced: list[str] = []
 
-    def validate_while_another_publishes(tree, base_skills):  # type: ignore[no-untyped-def]
+    def validate_while_another_publishes(tree, base_skills, **kwargs):  # type: ignore[no-untyped-def]
         if not raced:
             raced.append("x")
             publish(skill_repo.root, middle)  # wins the race while newest is being validated
-        return real_validate(tree, base_skills)
+        return real_validate(tree, base_skills, **kwargs)
 
     monkeypatch.setattr(publishing, "validate_tree", validate_while_another_publishes)
     result = publish(skill_repo.root, newest)
@@ -334,11 +334,11 @@ def test_an_older_build_that_lost_the_race_is_refused(
     real_validate = publishing.validate_tree
     raced: list[str] = []
 
-    def validate_while_another_publishes(tree, base_skills):  # type: ignore[no-untyped-def]
+    def validate_while_another_publishes(tree, base_skills, **kwargs):  # type: ignore[no-untyped-def]
         if not raced:
             raced.append("x")
             publish(skill_repo.root, newer)
-        return real_validate(tree, base_skills)
+        return real_validate(tree, base_skills, **kwargs)
 
     monkeypatch.setattr(publishing, "validate_tree", validate_while_another_publishes)
     with pytest.raises(PublishError, match=f"{older} is an ancestor of the active snapshot {newer}"):

@@ -161,6 +161,53 @@ def test_git_tree_returns_at_most_one_byte_over_the_limit(skill_repo: SkillRepo)
     assert git_tree(skill_repo).read("skills/a/SKILL.md", 4) == b"01234"
 
 
+def test_git_tree_children_lists_one_level_with_object_ids(skill_repo: SkillRepo) -> None:
+    skill_repo.write("skills/a/SKILL.md", "a")
+    skill_repo.write("skills/a/references/x.md", "x")
+    skill_repo.write("skills/b/SKILL.md", "b")
+    skill_repo.write("skills/stray.md", "s")
+    symlink(skill_repo, "skills/link", "a")
+    first = skill_repo.commit()
+    skill_repo.write("skills/b/SKILL.md", "b, changed")
+    skill_repo.commit()
+
+    before, after = git_tree(skill_repo, first), git_tree(skill_repo)
+
+    assert kinds(after.children("skills")) == {
+        "skills/a": EntryKind.DIRECTORY,
+        "skills/b": EntryKind.DIRECTORY,
+        "skills/link": EntryKind.SYMLINK,
+        "skills/stray.md": EntryKind.FILE,
+    }
+    assert after.children("skills/") == after.children("skills")
+    assert [entry.size for entry in after.children("skills") if entry.path == "skills/stray.md"] == [1]
+    ids_before = {entry.path: entry.oid for entry in before.children("skills")}
+    ids_after = {entry.path: entry.oid for entry in after.children("skills")}
+    assert ids_before["skills/a"] == ids_after["skills/a"]  # unchanged directory, same tree id
+    assert ids_before["skills/b"] != ids_after["skills/b"]
+    assert all(len(oid or "") == 40 for oid in ids_after.values())
+    assert kinds(after.children("")) == {
+        "registry.config.json": EntryKind.FILE,
+        "skills": EntryKind.DIRECTORY,
+    }
+    assert paths(after.children("skills/a")) == ["skills/a/SKILL.md", "skills/a/references"]
+    assert after.children("skills/stray.md") == []
+    assert after.children("nothing") == []
+    # children() learns the blob ids, so reading a listed file needs no second lookup.
+    config = (skill_repo.root / "registry.config.json").read_bytes()
+    assert after.read("registry.config.json", 100_000) == config
+
+
+def test_working_tree_children_match_the_commit(skill_repo: SkillRepo) -> None:
+    skill_repo.write("skills/a/SKILL.md", "a")
+    skill_repo.write("skills/a/references/x.md", "x")
+    skill_repo.write("skills/stray.md", "s")
+    skill_repo.commit()
+    tree = WorkingTree(skill_repo.root)
+    for directory in ("", "skills", "skills/a", "skills/stray.md", "nothing"):
+        assert tree.children(directory) == git_tree(skill_repo).children(directory), directory
+
+
 def test_open_repo_rejects_a_directory_that_is_not_a_repository(tmp_path: Path) -> None:
     with pytest.raises(TreeError, match="not a git repository"):
         open_repo(tmp_path)
