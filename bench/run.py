@@ -872,15 +872,15 @@ def serve(args, corpus: corpus_mod.Corpus, env: dict, work_dir: Path) -> dict:
         registry.wait_ready(product_probe)
         out["workers"] = len(registry.workers())
         out["worker_rss_mb_booted"] = [round(rss_mb(pid) or 0, 1) for pid in registry.workers()]
+        # Warm every worker: the index is built once per process per snapshot on first use.
+        # Rounds of as many simultaneous requests as the server has request slots reach every
+        # worker (a busy slot cannot accept another request), then wrk runs briefly.
+        out["worker_rss_mb_after_first"] = prewarm(registry, ops, rounds=3)
         for op in ops:
             status, payload, _ = post_json(registry.url + op.path, op.body, TOKEN)
             problem = check_answer(op, status, payload)
             if problem:
                 raise BenchError(f"{op.name}: not a successful answer, not timing it: {problem}")
-        # Warm every worker: the index is built once per process per snapshot on first use.
-        # Rounds of as many simultaneous requests as the server has request slots reach every
-        # worker (a busy slot cannot accept another request), then wrk runs briefly.
-        prewarm(registry, ops, rounds=3)
         subjects = [(CEILING_MW, middleware, "/mcp", ceiling_body)] if middleware else []
         subjects += [(op.name, registry, op.path, op.body) for op in ops]
         for _, server, path, body in [("ceiling", ceiling, "/mcp", ceiling_body), *subjects]:
@@ -931,14 +931,16 @@ def serve(args, corpus: corpus_mod.Corpus, env: dict, work_dir: Path) -> dict:
     return out
 
 
-def prewarm(server: Gunicorn, ops: list[Operation], rounds: int) -> None:
+def prewarm(server: Gunicorn, ops: list[Operation], rounds: int) -> dict[str, float]:
+    """Serve every operation to every worker; the largest worker RSS after each operation."""
     settings = gunicorn_settings(server.env)
     slots = int(settings["workers"]) * (
         int(settings["threads"]) if settings["worker_class"] == "gthread" else 1
     )
     width = min(64, slots + 2)
-    for _ in range(rounds):
-        for op in ops:
+    growth: dict[str, float] = {}
+    for op in ops:
+        for _ in range(rounds):
             threads = [
                 threading.Thread(target=post_json, args=(server.url + op.path, op.body, TOKEN, 120.0))
                 for _ in range(width)
@@ -947,6 +949,8 @@ def prewarm(server: Gunicorn, ops: list[Operation], rounds: int) -> None:
                 thread.start()
             for thread in threads:
                 thread.join(timeout=130)
+        growth[op.name] = round(max((rss_mb(pid) or 0) for pid in server.workers()), 1)
+    return growth
 
 
 def search_match_count(corpus: corpus_mod.Corpus, query: str) -> int:
@@ -1144,6 +1148,9 @@ def report(results: dict) -> str:
             f"(max {max(rss):.0f} MB); right after boot: {mb_list(booted)} MB; "
             f"master {serve_data['master_rss_mb']:.0f} MB",
             f"- RSS per ceiling worker: {mb_list(serve_data['ceiling_worker_rss_mb'])} MB",
+            "- largest registry worker RSS after the first requests of each kind (in this order): "
+            + ", ".join(f"{name} {mb:.0f}" for name, mb in serve_data["worker_rss_mb_after_first"].items())
+            + " MB",
         ]
     lines += ["", "## Targets (issue 7)", ""]
     lines += [f"- {line}" for line in targets(results)]
