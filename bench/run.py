@@ -637,6 +637,25 @@ def machine_info() -> dict:
     }
 
 
+def _head_commit() -> str:
+    result = subprocess.run(
+        ["git", "-C", str(PROJECT_DIR), "log", "-1", "--format=%h %s"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=30,
+    )
+    dirty = subprocess.run(
+        ["git", "-C", str(PROJECT_DIR), "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=30,
+    )
+    text = result.stdout.strip()[:90] or "unknown"
+    return text + (" (+ uncommitted changes)" if dirty.stdout.strip() else "")
+
+
 def django_env(
     db_path: Path,
     repo: Path,
@@ -751,6 +770,7 @@ def run(args) -> dict:
         "started": time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(started)),
         "command": " ".join([Path(sys.executable).name, "-m", "bench.run", *sys.argv[1:]]),
         "machine": info,
+        "commit": _head_commit(),
         "loadavg_start": os.getloadavg(),
         "settings": {
             "duration_s": args.duration,
@@ -1059,6 +1079,7 @@ def report(results: dict) -> str:
         f"# Skills Registry benchmark: {n:,} skills",
         "",
         f"- when: {results['started']}; command: `{results['command']}`; elapsed {results['elapsed_s']} s",
+        f"- code: {results['commit']}",
         f"- machine: {m['nproc']} CPUs ({m['cpu_model']}), {m['memory_gib']} GiB; Linux {m['kernel']}; "
         f"Python {m['python']}, Django {m['django']}, gunicorn {m['gunicorn']}, SQLite {m['sqlite']}, "
         f"{m['wrk']}",
