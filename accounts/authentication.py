@@ -9,18 +9,24 @@ CONTRACT (mcpapi relies on it):
           LoginNotAllowed (403: a GitHub login outside the allowlists),
           UpstreamUnavailable (503: GitHub failed, timed out or rate-limited us).
         Each carries `status` and `message`; NotAuthenticated/InvalidToken also
-        `www_authenticate` (the exact header value).
+        `www_authenticate` (the exact header value without OAuth).
+
+    challenge(error) -> str | None
+        The WWW-Authenticate value to send: `www_authenticate`, plus RFC 9728's
+        resource_metadata when OAuth is on (SPEC §10), so OAuth clients find the
+        authorization server and clients with a static header never see it.
 
 BearerTokenAuthentication is the same thing in Django REST framework's shape.
 Nothing here logs a header: the token must never reach a log line.
 """
 
+from django.conf import settings
 from django.http import HttpRequest
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 
 from accounts.callers import Caller, resolve
-from accounts.errors import InvalidToken, NotAuthenticated
+from accounts.errors import AuthError, InvalidToken, NotAuthenticated
 
 KEYWORD = "bearer"
 WWW_AUTHENTICATE = 'Bearer realm="mcp"'
@@ -57,3 +63,10 @@ def authenticate(request: HttpRequest | Request) -> Caller:
     if result is None:
         raise NotAuthenticated()
     return result[0]
+
+
+def challenge(error: AuthError) -> str | None:
+    value = error.www_authenticate
+    if value and settings.OAUTH_ENABLED:
+        value += f', resource_metadata="{settings.OAUTH_RESOURCE_METADATA_URL}"'
+    return value

@@ -8,6 +8,12 @@
     caller_for_login(login) -> Caller
         The allowlist and ZDR rule for a GitHub login, read afresh on every
         call (the GitHub answer may be cached; this never is).
+    caller_for_identity(identity) -> Caller
+        The same rule for a login signed in through OAuth, which must also still
+        be the GitHub account the database row was first signed in with.
+
+With OAuth on (SPEC §10), tokens this server issued ("sko_...") are looked up
+after the static tokens and before GitHub, and are never sent to GitHub.
 
 Everything fails closed: no rule grants anything by default, and an error
 anywhere is a refusal.
@@ -21,9 +27,9 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from accounts import github, tokens
+from accounts import github, oauth_tokens, tokens
 from accounts.errors import InvalidToken, LoginNotAllowed
-from accounts.models import AllowedLogin
+from accounts.models import AllowedLogin, GitHubIdentity
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +41,9 @@ MAX_TOKEN_LENGTH = 1024
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    identity: str  # "token:<name>", "token:env", "token:env-zdr" or "github:<login>": never the token
+    # "token:<name>", "token:env", "token:env-zdr", "github:<login>" (a PAT) or "oauth:<login>"
+    # (an OAuth access token): never the token.
+    identity: str
     zdr_cleared: bool
 
     @property
@@ -60,6 +68,8 @@ def resolve(token: str) -> Caller:
         if row is None:
             raise InvalidToken()
         return Caller(identity=f"token:{row.name}", zdr_cleared=row.zdr)
+    if oauth_tokens.is_oauth_token(token):
+        return caller_for_identity(oauth_tokens.identity_for(token))
     user = github.github_user(token)
     return caller_for_login(user.login)
 
@@ -90,11 +100,25 @@ def caller_for_login(login: str) -> Caller:
     ZDR_GITHUB_LOGINS or the database; cleared for ZDR if in ZDR_GITHUB_LOGINS
     or a database row with zdr set. Logins compare case-insensitively.
     """
+    return _caller(login, github_id=None, kind="github")
+
+
+def caller_for_identity(identity: GitHubIdentity) -> Caller:
+    """caller_for_login for an OAuth sign-in: a database row that recorded another GitHub
+    account under this login (renamed, and the name taken by someone else) lets nobody in."""
+    return _caller(identity.login, github_id=identity.github_id, kind="oauth")
+
+
+def _caller(login: str, *, github_id: int | None, kind: str) -> Caller:
     folded = login.lower()
     env_allowed = folded in {item.lower() for item in settings.ALLOWED_GITHUB_LOGINS}
     env_zdr = folded in {item.lower() for item in settings.ZDR_GITHUB_LOGINS}
-    db_zdr = AllowedLogin.objects.filter(login=folded).values_list("zdr", flat=True).first()
+    row = AllowedLogin.objects.filter(login=folded).values_list("zdr", "github_id").first()
+    db_zdr = row[0] if row is not None else None
     if not (env_allowed or env_zdr or db_zdr is not None):
         logger.info("GitHub login %s is not on the allowlist; refusing with 403", login)
         raise LoginNotAllowed()
-    return Caller(identity=f"github:{login}", zdr_cleared=env_zdr or db_zdr is True)
+    if github_id is not None and row is not None and row[1] is not None and row[1] != github_id:
+        logger.warning("GitHub login %s is now another GitHub account than the one allowed; refusing", login)
+        raise LoginNotAllowed()
+    return Caller(identity=f"{kind}:{login}", zdr_cleared=env_zdr or db_zdr is True)

@@ -6,6 +6,10 @@ size, with the answer cached under a hash of the token (never the token).
         (anything else: another status, rate limits included, a body that is
         not a user, a timeout, a connection error).
 
+    fetch_user(token) -> GitHubUser
+        The same question, never cached: for the OAuth sign-in, whose GitHub token
+        is used for this one call and then dropped.
+
 Only the identity is cached; whether that login may come in is decided on
 every request by accounts.callers, so removing a login takes effect at once.
 """
@@ -65,6 +69,10 @@ def github_user(token: str) -> GitHubUser:
     if settings.GITHUB_CACHE_SECONDS > 0:
         cache.set(key, {"login": user.login, "id": user.id}, settings.GITHUB_CACHE_SECONDS)
     return user
+
+
+def fetch_user(token: str) -> GitHubUser:
+    return _ask_github(token)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ Serving only reads these tables (no "last used" stamp), so a request never
 writes and a revocation or removal is seen by the very next request.
 """
 
+from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
@@ -58,3 +59,21 @@ class AllowedLogin(models.Model):
 
     def __str__(self) -> str:
         return f"github:{self.login}"
+
+
+class GitHubIdentity(models.Model):
+    """The GitHub account behind a Django user, recorded at OAuth sign-in (SPEC §10).
+
+    Keyed by GitHub's numeric id, which never changes; `login` is the name seen at the
+    last sign-in, and is what the allowlists are checked against on every request.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="github_identity"
+    )
+    github_id = models.BigIntegerField(unique=True)
+    login = models.CharField(max_length=39)
+    signed_in_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"github:{self.login} ({self.github_id})"

@@ -16,7 +16,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
-from accounts.authentication import authenticate
+from accounts.authentication import authenticate, challenge
 from accounts.errors import AuthError
 from catalog.index import active_snapshot
 from mcpapi.jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, MalformedMessage, encode_error, http_status_for
@@ -92,8 +92,9 @@ def _serve(request: HttpRequest, access: _Access) -> HttpResponse:
         caller = authenticate(request)
     except AuthError as error:
         response = JsonResponse({"error": error.message}, status=error.status)
-        if error.www_authenticate:
-            response["WWW-Authenticate"] = error.www_authenticate
+        header = challenge(error)
+        if header:
+            response["WWW-Authenticate"] = header
         return response
     access.caller = caller.identity
 

@@ -137,3 +137,33 @@ LOGGING = {
     # Django's own request logger would repeat what the access log says (and 4xx are expected).
     "loggers": {"django.request": {"level": "ERROR"}},
 }
+
+# --- OAuth for web connectors (SPEC §10) ------------------------------------------------------
+# Off unless GITHUB_OAUTH_CLIENT_ID, GITHUB_OAUTH_CLIENT_SECRET and PUBLIC_BASE_URL are all set.
+# Some but not all is the system check registry.E004, which also stops gunicorn (skillsite/wsgi.py).
+# The apps are installed either way (one database schema); the routes answer 404 while it is off,
+# and the session middleware is added only when it is on (the sign-in and consent pages use it,
+# /mcp never does).
+from oauth import conf as oauth_conf  # noqa: E402 - pure helpers, no Django imports
+
+GITHUB_OAUTH_CLIENT_ID = env_str("GITHUB_OAUTH_CLIENT_ID").strip()
+GITHUB_OAUTH_CLIENT_SECRET = env_str("GITHUB_OAUTH_CLIENT_SECRET").strip()
+PUBLIC_BASE_URL = env_str("PUBLIC_BASE_URL").strip().rstrip("/")
+GITHUB_OAUTH_URL = env_str("GITHUB_OAUTH_URL", "https://github.com").strip().rstrip("/")
+OAUTH_ALLOWED_REDIRECT_HOSTS = env_list(
+    "OAUTH_ALLOWED_REDIRECT_HOSTS", ["claude.ai", "claude.com", "chatgpt.com"]
+)
+OAUTH_ENABLED = bool(GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET and PUBLIC_BASE_URL)
+OAUTH_RESOURCE = f"{PUBLIC_BASE_URL}/mcp" if OAUTH_ENABLED else ""
+OAUTH_RESOURCE_METADATA_URL = (
+    f"{PUBLIC_BASE_URL}/.well-known/oauth-protected-resource/mcp" if OAUTH_ENABLED else ""
+)
+INSTALLED_APPS += ["django.contrib.sessions", "oauth2_provider", "oauth"]
+OAUTH2_PROVIDER = oauth_conf.provider_settings(PUBLIC_BASE_URL if OAUTH_ENABLED else "")
+# http stays in DOT's redirect schemes for loopback clients only; oauth.conf.redirect_uri_allowed
+# refuses http anywhere else (at registration and at authorization), so DOT's warning is moot.
+SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"]
+LOGIN_URL = "/oauth/github/login/"
+SESSION_COOKIE_AGE = oauth_conf.SIGN_IN_SESSION_SECONDS
+if OAUTH_ENABLED:
+    MIDDLEWARE = oauth_conf.with_session_middleware(MIDDLEWARE)

@@ -15,6 +15,20 @@ the bearer token it is sent:
     "redirect"                     302 to another path
     anything else ("bad" included) 401 {"message": "Bad credentials"}, as GitHub does
 
+The OAuth App web flow (SPEC §10) is stood in for too: register the app with
+add_oauth_app(client_id, secret, callback), choose who is signed in on "GitHub"
+with sign_in_as(login), and then
+
+    GET  /login/oauth/authorize      302 to the callback with a code and the state (S256 PKCE
+                                     is remembered), or 403 when nobody is signed in, or 404
+                                     for an unknown client or callback
+    POST /login/oauth/access_token   the code exchange: client secret, redirect URI, a
+                                     single-use code and the S256 verifier are all checked;
+                                     answers {"access_token": "gho_..."} (a token /user then
+                                     knows), or, as GitHub does, 200 {"error": ...}
+
+`authorize_requests` and `token_requests` keep the parameters each one was sent.
+
 A special token may carry a suffix after a hyphen ("boom-1f2e3d"): tests that
 must not share a cache entry, or must find a token in their output, use one.
 
@@ -26,13 +40,18 @@ headers. Use it as a context manager, through the `github_standin` fixture
 """
 
 import argparse
+import base64
+import hashlib
+import hmac
 import json
+import secrets
 import threading
 from collections import Counter
 from collections.abc import Iterator
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
 
@@ -53,6 +72,11 @@ class GitHubStandIn:
         self.calls: Counter[str] = Counter()
         self.requests: list[dict[str, str]] = []
         self.hang_seconds = hang_seconds
+        self.oauth_apps: dict[str, dict[str, str]] = {}
+        self.signed_in: dict[str, Any] | None = None
+        self.codes: dict[str, dict[str, Any]] = {}
+        self.authorize_requests: list[dict[str, str]] = []
+        self.token_requests: list[dict[str, str]] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._server = ThreadingHTTPServer((host, port), _handler_for(self))
@@ -71,6 +95,59 @@ class GitHubStandIn:
     def remove_user(self, token: str) -> None:
         """Revoke the token on "GitHub": from now on it answers 401."""
         self.users.pop(token, None)
+
+    def add_oauth_app(self, client_id: str, secret: str, callback_url: str) -> None:
+        """Register an OAuth App (its one callback URL, compared exactly)."""
+        self.oauth_apps[client_id] = {"secret": secret, "callback": callback_url}
+
+    def sign_in_as(self, login: str | None, user_id: int | None = None) -> None:
+        """Who the browser is signed in to "GitHub" as (None: nobody)."""
+        if login is None:
+            self.signed_in = None
+        else:
+            self.signed_in = {"login": login, "id": user_id if user_id is not None else _fake_id(login)}
+
+    def _authorize(self, params: dict[str, str]) -> tuple[int, str]:
+        """(status, Location or message) for GET /login/oauth/authorize."""
+        with self._lock:
+            self.authorize_requests.append(params)
+        app = self.oauth_apps.get(params.get("client_id", ""))
+        if app is None or params.get("redirect_uri", app["callback"]) != app["callback"]:
+            return HTTPStatus.NOT_FOUND, "unknown client or redirect_uri"
+        if self.signed_in is None:
+            return HTTPStatus.FORBIDDEN, "nobody is signed in"
+        code = secrets.token_hex(10)
+        with self._lock:
+            self.codes[code] = {
+                "client_id": params["client_id"],
+                "redirect_uri": params.get("redirect_uri", app["callback"]),
+                "challenge": params.get("code_challenge"),
+                "method": params.get("code_challenge_method"),
+                "user": dict(self.signed_in),
+            }
+        query = urlencode({"code": code, "state": params.get("state", "")})
+        return HTTPStatus.FOUND, f"{app['callback']}?{query}"
+
+    def _exchange(self, params: dict[str, str]) -> dict[str, str]:
+        """The JSON answer of POST /login/oauth/access_token."""
+        with self._lock:
+            self.token_requests.append(params)
+            grant = self.codes.pop(params.get("code", ""), None)  # single use, even when refused
+        app = self.oauth_apps.get(params.get("client_id", ""))
+        if app is None or not hmac.compare_digest(params.get("client_secret", ""), app["secret"]):
+            return {"error": "incorrect_client_credentials"}
+        if grant is None or grant["client_id"] != params["client_id"]:
+            return {"error": "bad_verification_code"}
+        if params.get("redirect_uri", grant["redirect_uri"]) != grant["redirect_uri"]:
+            return {"error": "redirect_uri_mismatch"}
+        if grant["challenge"] is not None:
+            verifier = params.get("code_verifier", "")
+            digest = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=")
+            if grant["method"] != "S256" or not hmac.compare_digest(digest.decode(), grant["challenge"]):
+                return {"error": "bad_verification_code"}
+        token = "gho_" + secrets.token_hex(18)
+        self.users[token] = grant["user"]
+        return {"access_token": token, "token_type": "bearer", "scope": ""}
 
     def start(self) -> "GitHubStandIn":
         # A short poll interval: shutdown() waits for it, once per test.
@@ -113,7 +190,26 @@ def _handler_for(standin: GitHubStandIn) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             pass  # quiet: test output stays readable
 
+        def do_POST(self) -> None:
+            if urlsplit(self.path).path != "/login/oauth/access_token":
+                self._json(HTTPStatus.NOT_FOUND, {"message": "Not Found"})
+                return
+            length = int(self.headers.get("Content-Length") or 0)
+            params = dict(parse_qsl(self.rfile.read(length).decode()))
+            self._json(HTTPStatus.OK, standin._exchange(params))
+
         def do_GET(self) -> None:
+            parts = urlsplit(self.path)
+            if parts.path == "/login/oauth/authorize":
+                status, where = standin._authorize(dict(parse_qsl(parts.query)))
+                if status == HTTPStatus.FOUND:
+                    self.send_response(status)
+                    self.send_header("Location", where)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                else:
+                    self._raw(status, where.encode(), "text/plain")
+                return
             if self.path != "/user":
                 self._json(HTTPStatus.NOT_FOUND, {"message": "Not Found"})
                 return

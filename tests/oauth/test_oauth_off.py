@@ -1,0 +1,48 @@
+"""With OAuth off (the default), nothing of SPEC §10 exists: every new path is Django's
+plain 404 and no 401 names OAuth metadata."""
+
+import pytest
+from django.test import Client
+
+from tests.mcpapi.conftest import McpClient
+
+pytestmark = pytest.mark.django_db
+
+NEW_PATHS = [
+    "/.well-known/oauth-protected-resource",
+    "/.well-known/oauth-protected-resource/mcp",
+    "/.well-known/oauth-authorization-server",
+    "/.well-known/openid-configuration",
+    "/oauth/authorize/",
+    "/oauth/token/",
+    "/oauth/register/",
+    "/oauth/register/some-client/",
+    "/oauth/revoke/",
+    "/oauth/github/login/",
+    "/oauth/github/callback/",
+]
+
+
+@pytest.fixture(autouse=True)
+def oauth_off(settings) -> None:
+    assert settings.OAUTH_ENABLED is False  # the test environment sets none of the variables
+
+
+@pytest.mark.parametrize("path", NEW_PATHS)
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_every_oauth_path_is_a_plain_404(path: str, method: str) -> None:
+    response = getattr(Client(), method)(path)
+    assert response.status_code == 404
+    assert not response["Content-Type"].startswith("application/json")
+
+
+def test_a_401_names_no_resource_metadata(settings) -> None:
+    settings.SKILLS_READ_TOKENS = ["off-read-token-0123456789"]
+    missing = McpClient(token=None).post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert (missing.status_code, missing["WWW-Authenticate"]) == (401, 'Bearer realm="mcp"')
+    bad = McpClient(token="sko_whatever").post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert (bad.status_code, bad["WWW-Authenticate"]) == (401, 'Bearer realm="mcp", error="invalid_token"')
+
+
+def test_no_session_middleware_runs(settings) -> None:
+    assert "django.contrib.sessions.middleware.SessionMiddleware" not in settings.MIDDLEWARE
