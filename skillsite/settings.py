@@ -162,7 +162,7 @@ INSTALLED_APPS += ["django.contrib.sessions", "oauth2_provider", "oauth"]
 OAUTH2_PROVIDER = oauth_conf.provider_settings(PUBLIC_BASE_URL if OAUTH_ENABLED else "")
 # http stays in DOT's redirect schemes for loopback clients only; oauth.conf.redirect_uri_allowed
 # refuses http anywhere else (at registration and at authorization), so DOT's warning is moot.
-SILENCED_SYSTEM_CHECKS = ["oauth2_provider.W008"]
+SILENCED_SYSTEM_CHECKS = [*globals().get("SILENCED_SYSTEM_CHECKS", []), "oauth2_provider.W008"]
 LOGIN_URL = "/oauth/github/login/"
 SESSION_COOKIE_AGE = oauth_conf.SIGN_IN_SESSION_SECONDS
 if OAUTH_ENABLED:
