@@ -1,26 +1,30 @@
 """The registry benchmark: publish and serve a generated corpus, against the ceiling, in one run.
 
-    .venv/bin/python -m bench.run --quick            # make bench: 1,000 skills, 5 s per load run
+    .venv/bin/python -m bench.run --quick            # make bench: 1,000 skills, 4 s per load run
     .venv/bin/python -m bench.run --skills 10000     # make bench-full: 10,000 skills, 10 s per run
 
 Steps, all against 127.0.0.1 only, every loop bounded in time and count:
 
-1. a seeded corpus (bench/corpus.py) committed into a temporary git repository (on /dev/shm
-   when there is one: building the corpus is not what is measured);
-2. `manage.py migrate` then `manage.py publish <sha>` into a fresh SQLite file (on disk), then a
-   one-skill change published on top, then the same SHA again (a no-op): wall time and peak RSS
-   of each subprocess (wait4's ru_maxrss: the largest of the process and its waited-for children);
-3. gunicorn with the production gunicorn.conf.py, serving the ceiling (bench/ceiling/), then the
-   registry against the published database, then the ceiling again; wrk with bench/wrk/post.lua
-   drives `--connections` concurrent connections for `--duration` seconds per operation. For
-   each: requests/s, p50/p99 latency, server CPU ms per request (utime+stime of the gunicorn
-   master and workers from /proc/<pid>/stat, before and after), wrk's own CPU, and how busy the
-   rest of the machine was meanwhile (noise);
-4. RSS of every worker (/proc/<pid>/status VmRSS) once the load runs are done;
-5. a Markdown table (printed, and written to bench/out/results-<N>.md with the raw JSON beside it).
+1. a seeded corpus (bench/corpus.py, built in a child process) committed into a temporary git
+   repository (on /dev/shm when there is one: building the corpus is not what is measured);
+2. `manage.py migrate`, then `manage.py publish <sha>` into a fresh SQLite file (on disk), then
+   a one-skill change published on top, then the same SHA again (a no-op): wall time, CPU time
+   and peak RSS of each process (GNU time; wait4 as a fallback);
+3. gunicorn with the production gunicorn.conf.py serving the ceiling (bench/ceiling/), the
+   ceiling with the registry's middleware, and the registry against the published database,
+   all at once; every row runs between two ceiling runs (paired ratios). wrk with
+   bench/wrk/post.lua drives `--connections` keep-alive connections for `--duration` seconds.
+   For each row: requests/s, p50/p99 latency, server CPU ms per request (user + system ticks of
+   the gunicorn master and workers from /proc/<pid>/stat, before and after), wrk's own CPU, and
+   how busy the rest of the machine was meanwhile (noise);
+4. RSS of every worker (/proc/<pid>/status VmRSS) after boot, after the first requests of each
+   kind, and after the load runs;
+5. a Markdown report (printed, and written to bench/out/results-<N>.md with the JSON beside it),
+   the issue 7 targets marked PASS or MISS.
 
-`--profile` adds py-spy runs (never mixed into the measured numbers): one of the publish, and one
-per operation under load; collapsed stacks and a summary land in bench/out/profile-<N>/.
+`--profile` adds py-spy runs, never mixed into the measured numbers: the publish from empty and
+the one-skill change, and each operation on one worker with one connection; collapsed stacks
+and summaries (cost by layer, self and inclusive time) land in bench/out/profile-<N>/.
 """
 
 from __future__ import annotations
