@@ -5,6 +5,13 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
+# What `manage.py check --deploy` sees in `make lint`: a production configuration behind TLS.
+PRODUCTION_LIKE_ENV = DJANGO_SECRET_KEY=lint-$$(head -c 48 /dev/urandom | od -An -tx1 | tr -d ' \n') \
+	DJANGO_ALLOWED_HOSTS=skills.example.com DJANGO_PROXY_SSL_HEADER=X-Forwarded-Proto \
+	DJANGO_SECURE_SSL_REDIRECT=1 DJANGO_SECURE_HSTS_SECONDS=31536000 \
+	DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS=1 DJANGO_SECURE_HSTS_PRELOAD=1 \
+	SKILLS_READ_TOKENS=lint-token DATABASE_URL=sqlite:///:memory:
+
 .PHONY: install run test lint conformance bench bench-full clean
 
 $(VENV)/.installed: pyproject.toml
@@ -32,6 +39,14 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/actionlint
 	DJANGO_SECRET_KEY=lint $(PY) manage.py makemigrations --check --dry-run
+	$(PRODUCTION_LIKE_ENV) $(PY) manage.py check --deploy --fail-level WARNING
+
+# Benchmarks (docs/benchmarks.md); they need wrk and GNU time: apt-get install -y wrk time
+bench: install
+	$(PY) -m bench.run --quick --skills 1000
+
+bench-full: install
+	$(PY) -m bench.run --skills 10000
 
 # The official MCP conformance suite (npm, with its own Node 22) against a local instance.
 conformance: install
