@@ -12,7 +12,8 @@ CONTRACT (implemented by the publishing work; mcpapi relies on it):
         Cached per process per SHA (a small LRU); built from the database once.
         SnapshotNotFound if the snapshot was pruned since `ref` was resolved.
     read_blob(sha256: str) -> bytes
-        A file's bytes by content hash (one query; not cached in the index).
+        A file's bytes by content hash: one raw query, then kept in a per-process LRU
+        bounded in bytes (BLOB_CACHE_BYTES; content-addressed, so never stale).
         BlobNotFound if no such blob is stored.
 
     SnapshotIndex.visible(zdr_cleared: bool) -> VisibleIndex
@@ -225,16 +226,48 @@ def load_index(ref: SnapshotRef) -> SnapshotIndex:
 
 
 def clear_index_cache() -> None:
-    """Forget every cached index (tests; a process serving requests never needs it)."""
+    """Forget every cached index and blob (tests; a process serving requests never needs it)."""
+    global _blob_cache_bytes
     with _cache_lock:
         _cache.clear()
+    with _blob_lock:
+        _blob_cache.clear()
+        _blob_cache_bytes = 0
+
+
+# Blob bytes per process, by SHA-256: content-addressed, so an entry never goes stale.
+# Bounded by the bytes held (hot SKILL.md and supporting files are a few KB each); a blob
+# larger than a quarter of the bound is served but not kept.
+BLOB_CACHE_BYTES = 32 * 1024 * 1024
+_blob_cache: OrderedDict[str, bytes] = OrderedDict()
+_blob_cache_bytes = 0
+_blob_lock = threading.Lock()
+# A raw query, like _ACTIVE_SQL: the ORM's query building was most of read_blob's cost.
+_BLOB_SQL = f"SELECT data FROM {Blob._meta.db_table} WHERE sha256 = %s"  # noqa: S608 - a constant table name
 
 
 def read_blob(sha256: str) -> bytes:
-    data = Blob.objects.filter(sha256=sha256).values_list("data", flat=True).first()
-    if data is None:
+    global _blob_cache_bytes
+    with _blob_lock:
+        data = _blob_cache.get(sha256)
+        if data is not None:
+            _blob_cache.move_to_end(sha256)
+            return data
+    with connection.cursor() as cursor:
+        cursor.execute(_BLOB_SQL, [sha256])
+        row = cursor.fetchone()
+    if row is None or row[0] is None:
         raise BlobNotFound(sha256)
-    return bytes(data)  # PostgreSQL hands back a memoryview
+    data = bytes(row[0])  # PostgreSQL hands back a memoryview
+    if len(data) <= BLOB_CACHE_BYTES // 4:
+        with _blob_lock:
+            if sha256 not in _blob_cache:
+                _blob_cache[sha256] = data
+                _blob_cache_bytes += len(data)
+                while _blob_cache_bytes > BLOB_CACHE_BYTES:
+                    _, dropped = _blob_cache.popitem(last=False)
+                    _blob_cache_bytes -= len(dropped)
+    return data
 
 
 def _build_index(ref: SnapshotRef) -> SnapshotIndex:
