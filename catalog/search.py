@@ -20,9 +20,10 @@ bounded number of terms), so a repeated query costs set look-ups, not text scans
 """
 
 import threading
+from array import array
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import overload
 
 from catalog.index import SkillEntry
@@ -30,9 +31,9 @@ from catalog.index import SkillEntry
 RULES = ("exact", "tag", "keyword", "description", "body")
 # Terms whose substring postings an index remembers (each at most two sets of positions).
 TERM_CACHE_SIZE = 512
+# Rankings an index remembers per (query, terms, tags): 4 bytes per candidate each.
+RANKED_CACHE_SIZE = 128
 _NOWHERE: frozenset[int] = frozenset()
-# Per distinct query term: positions matching it as (tag, keyword, description, body).
-_Found = dict[str, tuple[frozenset[int], frozenset[int], frozenset[int], frozenset[int]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +48,9 @@ class SearchHit:
     keyword_terms: tuple[str, ...]
     description_terms: tuple[str, ...]
     body_terms: tuple[str, ...]
+    # The index's lower-cased texts, so an excerpt does not lower-case the body again.
+    lowered_description: str | None = field(default=None, repr=False, compare=False)
+    lowered_body: str | None = field(default=None, repr=False, compare=False)
 
     def match_reasons(self) -> list[tuple[str, str]]:
         """Every (rule, term) pair that matched, in rule order, then query order."""
@@ -66,9 +70,11 @@ class SearchHit:
     def excerpt(self, excerpt_chars: int) -> str:
         """Around the description's earliest hit, else the body's, else the description's start."""
         if self.description_terms:
-            return excerpt_around(self.skill.description, self.description_terms, excerpt_chars)
+            return excerpt_around(
+                self.skill.description, self.description_terms, excerpt_chars, self.lowered_description
+            )
         if self.body_terms:
-            return excerpt_around(self.skill.instructions, self.body_terms, excerpt_chars)
+            return excerpt_around(self.skill.instructions, self.body_terms, excerpt_chars, self.lowered_body)
         return self.skill.description[:excerpt_chars]
 
 
@@ -88,7 +94,17 @@ class SearchIndex:
         self._by_keyword = _postings((word.lower() for word in skill.keywords) for skill in self.skills)
         self._by_exact = _postings((skill.id.lower(), skill.name.lower()) for skill in self.skills)
         self._substrings: OrderedDict[str, tuple[frozenset[int], frozenset[int]]] = OrderedDict()
+        self._ranked: OrderedDict[tuple, SearchResults] = OrderedDict()
         self._lock = threading.Lock()
+        # Ties are broken by id: a position's place in id order (the identity when the skills
+        # come sorted by id, as a snapshot's always do).
+        ids = [skill.id for skill in self.skills]
+        if all(a < b for a, b in zip(ids, ids[1:], strict=False)):
+            self._id_rank: list[int] | None = None
+        else:
+            self._id_rank = [0] * len(ids)
+            for rank, position in enumerate(sorted(range(len(ids)), key=ids.__getitem__)):
+                self._id_rank[position] = rank
 
     def with_tags(self, tags: Sequence[str]) -> list[SkillEntry]:
         """The skills carrying every one of `tags` (case-insensitive), in order."""
@@ -98,11 +114,29 @@ class SearchIndex:
         return [self.skills[position] for position in sorted(positions)]
 
     def search(self, query: str, tags: Sequence[str] = ()) -> "SearchResults":
-        """Every skill matching `query` (and carrying every tag), best first."""
+        """Every skill matching `query` (and carrying every tag), best first.
+
+        The ranking of a (query, tags) pair is remembered (RANKED_CACHE_SIZE per index, as
+        positions in an int array), so the later pages of a query and repeats of it cost a
+        look-up."""
         terms = query_terms(query)
         if not terms:
-            return SearchResults(self, [], "", Counter(), {})
+            return SearchResults(self, array("i"), "", Counter())
         whole = query.strip().lower()
+        key = (whole, tuple(terms), tuple(sorted({tag.lower() for tag in tags})))
+        with self._lock:
+            cached = self._ranked.get(key)
+            if cached is not None:
+                self._ranked.move_to_end(key)
+                return cached
+        results = self._rank(terms, whole, tags)
+        with self._lock:
+            self._ranked[key] = results
+            while len(self._ranked) > RANKED_CACHE_SIZE:
+                self._ranked.popitem(last=False)
+        return results
+
+    def _rank(self, terms: list[str], whole: str, tags: Sequence[str]) -> "SearchResults":
         weights = Counter(terms)  # each distinct term counts as often as the query repeats it
         found = {
             term: (
@@ -119,31 +153,73 @@ class SearchIndex:
                 for _ in range(weight):
                     counts[rule].update(positions)
         exact = self._by_exact.get(whole, _NOWHERE)
-        candidates = set(exact).union(*counts)
+        tag_counts, keyword_counts, description_counts, body_counts = counts
+        # A skill matching by exact, tag, keyword or description outranks every skill that
+        # matches by body alone (the key is compared component by component), so the two
+        # groups are ranked apart and the large body-only group with a cheap key.
+        strong = set(exact).union(tag_counts, keyword_counts, description_counts)
+        body_only = set(body_counts).difference(strong)
         allowed = self._tagged(tags)
         if allowed is not None:
-            candidates &= allowed
-        tag_counts, keyword_counts, description_counts, body_counts = counts
-        ranked = sorted(
-            (
-                -(position in exact),
-                -tag_counts[position],
-                -keyword_counts[position],
-                -description_counts[position],
-                -body_counts[position],
-                self.skills[position].id,
-                position,
-            )
-            for position in candidates
-        )
-        return SearchResults(self, [entry[-1] for entry in ranked], whole, weights, found)
+            strong &= allowed
+            body_only &= allowed
+        size = len(self.skills)
+        base = len(terms) + 1
+        id_rank = self._id_rank
+        by_rank = None
+        if id_rank is not None:
+            by_rank = [0] * size
+            for position, rank in enumerate(id_rank):
+                by_rank[rank] = position
+        ranked = array("i")
+        ranked.extend(self._ordered(strong, exact, counts, base, size, id_rank, by_rank))
+        if len(weights) == 1 and id_rank is None:
+            ranked.extend(sorted(body_only))  # every body-only count is the term's weight
+        else:
+            ranked.extend(self._ordered(body_only, _NOWHERE, counts, base, size, id_rank, by_rank))
+        return SearchResults(self, ranked, whole, weights)
 
-    def hit(self, position: int, whole: str, weights: Counter[str], found: _Found) -> SearchHit:
-        """The full account of why the skill at `position` matched."""
+    @staticmethod
+    def _ordered(
+        positions: set[int],
+        exact: frozenset[int],
+        counts: list[Counter[int]],
+        base: int,
+        size: int,
+        id_rank: list[int] | None,
+        by_rank: list[int] | None,
+    ) -> list[int]:
+        """`positions` best first: keys packed into one int (five counts in base `base`, no
+        count exceeding the number of terms), negated for "higher first", then the id rank."""
+        tag_get, keyword_get, description_get, body_get = (counter.get for counter in counts)
+        keys = sorted(
+            -(
+                (
+                    (((position in exact) * base + tag_get(position, 0)) * base + keyword_get(position, 0)) * base
+                    + description_get(position, 0)
+                )
+                * base
+                + body_get(position, 0)
+            )
+            * size
+            + (position if id_rank is None else id_rank[position])
+            for position in positions
+        )
+        if by_rank is None:
+            return [key % size for key in keys]
+        return [by_rank[key % size] for key in keys]
+
+    def hit(self, position: int, whole: str, weights: Counter[str]) -> SearchHit:
+        """The full account of why the skill at `position` matched (worked out for this one
+        skill, so a remembered ranking need not keep every term's postings)."""
         skill = self.skills[position]
         exact = whole == skill.id.lower() or whole == skill.name.lower()
+        description, body = self._descriptions[position], self._bodies[position]
         matched = [
-            tuple(term for term, postings in found.items() if position in postings[rule]) for rule in range(4)
+            tuple(term for term in weights if position in self._by_tag.get(term, _NOWHERE)),
+            tuple(term for term in weights if position in self._by_keyword.get(term, _NOWHERE)),
+            tuple(term for term in weights if term in description),
+            tuple(term for term in weights if term in body),
         ]
         return SearchHit(
             skill=skill,
@@ -153,6 +229,8 @@ class SearchIndex:
             keyword_terms=matched[1],
             description_terms=matched[2],
             body_terms=matched[3],
+            lowered_description=description,
+            lowered_body=body,
         )
 
     def _tagged(self, tags: Sequence[str]) -> set[int] | None:
@@ -185,11 +263,11 @@ class SearchResults(Sequence[SearchHit]):
     """Ranked hits; each SearchHit is built when it is read, so a page costs only its own."""
 
     def __init__(
-        self, index: SearchIndex, positions: list[int], whole: str, weights: Counter[str], found: _Found
+        self, index: SearchIndex, positions: Sequence[int], whole: str, weights: Counter[str]
     ) -> None:
         self._index = index
         self._positions = positions
-        self._hit_args = (whole, weights, found)
+        self._hit_args = (whole, weights)
 
     def __len__(self) -> int:
         return len(self._positions)
@@ -224,13 +302,15 @@ def filter_by_tags(skills: Iterable[SkillEntry], tags: Sequence[str]) -> list[Sk
     return SearchIndex(skills).with_tags(tags)
 
 
-def excerpt_around(text: str, terms: Sequence[str], excerpt_chars: int) -> str:
+def excerpt_around(text: str, terms: Sequence[str], excerpt_chars: int, lowered: str | None = None) -> str:
     """At most `excerpt_chars` characters of `text`, centred on the earliest hit of any term.
 
     Of hits starting at the same place, the longest term is the one centred. Positions
     are found case-insensitively but the excerpt is cut from the original text.
+    `lowered`, if given, is `text.lower()` (an index keeps it).
     """
-    lowered = text.lower()
+    if lowered is None:
+        lowered = text.lower()
     best: tuple[int, int] | None = None  # (start, -length) in the lowered text
     for term in terms:
         found = lowered.find(term)

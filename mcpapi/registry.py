@@ -20,6 +20,10 @@ from catalog.search import SearchIndex
 SEARCH_CACHE_SIZE = 4
 _search_cache: OrderedDict[tuple[str, bool], SearchIndex] = OrderedDict()
 _search_lock = threading.Lock()
+# One build per key at a time (as catalog.index.load_index does): the first searches on a
+# gthread worker's threads wait for one index instead of each building a copy (57 MB at
+# 10,000 skills, which glibc keeps in the thread's arena even once dropped).
+_search_build_locks: dict[tuple[str, bool], threading.Lock] = {}
 
 
 class RegistryView:
@@ -67,21 +71,38 @@ class RegistryView:
         """Search (and tag filtering) over `visible()`, built once per process per SHA."""
         if self._search is None:
             key = (self.index().ref.sha, self.zdr_cleared)
-            with _search_lock:
-                found = _search_cache.get(key)
-                if found is not None:
-                    _search_cache.move_to_end(key)
-            if found is None:
-                found = SearchIndex(self.visible().skills)
-                with _search_lock:
-                    _search_cache[key] = found
-                    while len(_search_cache) > SEARCH_CACHE_SIZE:
-                        _search_cache.popitem(last=False)
-            self._search = found
+            self._search = _cached_search_index(key, self.visible())
         return self._search
 
     def read_blob(self, sha256: str) -> bytes:
         return catalog.read_blob(sha256)
+
+
+def _cached_search_index(key: tuple[str, bool], visible: VisibleIndex) -> SearchIndex:
+    while True:
+        with _search_lock:
+            found = _search_cache.get(key)
+            if found is not None:
+                _search_cache.move_to_end(key)
+                return found
+            build_lock = _search_build_locks.setdefault(key, threading.Lock())
+        with build_lock:
+            with _search_lock:
+                built = key in _search_cache
+            if built:
+                continue
+            try:
+                found = SearchIndex(visible.skills)
+            except BaseException:
+                with _search_lock:
+                    _search_build_locks.pop(key, None)
+                raise
+            with _search_lock:  # cached before the lock goes, so no later thread rebuilds it
+                _search_cache[key] = found
+                _search_build_locks.pop(key, None)
+                while len(_search_cache) > SEARCH_CACHE_SIZE:
+                    _search_cache.popitem(last=False)
+            return found
 
 
 def clear_search_cache() -> None:
