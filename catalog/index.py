@@ -22,6 +22,7 @@ CONTRACT (implemented by the publishing work; mcpapi relies on it):
 """
 
 import copy
+import json
 import re
 import threading
 from collections import OrderedDict
@@ -41,6 +42,8 @@ from catalog.models import Blob, SkillVersionFile, Snapshot, SnapshotSkill
 INDEX_CACHE_SIZE = 3
 _REVISION = re.compile(r"[0-9a-f]{7,40}")
 _ITERATOR_CHUNK = 2000
+# The same settings as mcpapi.jsonrpc's encoder (tests compare the wire bytes).
+_METADATA_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,9 +86,20 @@ class SkillEntry:
     skill_md_size: int
     files: tuple[FileEntry, ...]  # sorted by path; SKILL.md is not one
     _files_by_path: dict[str, FileEntry] = field(init=False, repr=False, compare=False)
+    _metadata_json: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_files_by_path", {entry.path: entry for entry in self.files})
+
+    def metadata_json(self) -> str:
+        """metadata() as compact JSON, UTF-8 characters kept (byte for byte what
+        mcpapi.jsonrpc.dumps_text makes of it), encoded on first use and then kept, so a
+        page of skills is a join of stored fragments."""
+        encoded = self._metadata_json
+        if encoded is None:
+            encoded = _METADATA_ENCODER.encode(self.metadata())
+            object.__setattr__(self, "_metadata_json", encoded)
+        return encoded
 
     def metadata(self) -> dict:
         return {

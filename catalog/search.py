@@ -195,7 +195,8 @@ class SearchIndex:
         keys = sorted(
             -(
                 (
-                    (((position in exact) * base + tag_get(position, 0)) * base + keyword_get(position, 0)) * base
+                    (((position in exact) * base + tag_get(position, 0)) * base + keyword_get(position, 0))
+                    * base
                     + description_get(position, 0)
                 )
                 * base

@@ -68,7 +68,10 @@ def skills_list(args: dict[str, Any], registry: RegistryView) -> dict[str, Any]:
     skills = registry.search_index().with_tags(tags) if tags else registry.visible().skills
     query = cursors.query_key("skills_list", tags, registry.zdr_cleared)
     page, next_cursor = _page(skills, limit, args.get("cursor"), registry, query)
-    return {"skills": [skill.metadata() for skill in page], "next_cursor": next_cursor}
+    return {
+        "skills": _Encoded("[" + ",".join(skill.metadata_json() for skill in page) + "]"),
+        "next_cursor": next_cursor,
+    }
 
 
 def skills_search(args: dict[str, Any], registry: RegistryView) -> dict[str, Any]:
@@ -79,15 +82,18 @@ def skills_search(args: dict[str, Any], registry: RegistryView) -> dict[str, Any
     hits = registry.search_index().search(query_text, tags)
     query = cursors.query_key("skills_search", query_text.strip().lower(), tags, registry.zdr_cleared)
     page, next_cursor = _page(hits, limit, args.get("cursor"), registry, query)
-    results = [
-        {
-            **hit.skill.metadata(),
-            "match_reasons": hit.reasons(),
-            "excerpt": hit.excerpt(settings.excerpt_chars),
-        }
+    # Each result is the skill's metadata object with two more members: its stored JSON
+    # without the closing brace, then those members.
+    results = ",".join(
+        hit.skill.metadata_json()[:-1]
+        + ',"match_reasons":'
+        + dumps_text(hit.reasons())
+        + ',"excerpt":'
+        + dumps_text(hit.excerpt(settings.excerpt_chars))
+        + "}"
         for hit in page
-    ]
-    return {"results": results, "next_cursor": next_cursor}
+    )
+    return {"results": _Encoded("[" + results + "]"), "next_cursor": next_cursor}
 
 
 def _check_search(args: dict[str, Any]) -> None:
@@ -211,10 +217,29 @@ def call_tool(name: str, arguments: Any, registry: RegistryView) -> RawJson:
     return _result({**_registry_fields(ref), **fields}, is_error=False)
 
 
+class _Encoded(str):
+    """A field value that is already JSON text (e.g. joined per-skill fragments): spliced
+    into the result as it is."""
+
+
+def _encode_structured(structured: dict[str, Any]) -> str:
+    """dumps_text(structured), except that _Encoded values go in as they are."""
+    if not any(isinstance(value, _Encoded) for value in structured.values()):
+        return dumps_text(structured)
+    return (
+        "{"
+        + ",".join(
+            dumps_text(key) + ":" + (value if isinstance(value, _Encoded) else dumps_text(value))
+            for key, value in structured.items()
+        )
+        + "}"
+    )
+
+
 def _result(structured: dict[str, Any], *, is_error: bool) -> RawJson:
     """The CallToolResult, serialised: structuredContent is encoded once and reused, as an
     object and as the text of the one content item."""
-    text = dumps_text(structured)
+    text = _encode_structured(structured)
     flag = "true" if is_error else "false"
     return RawJson(
         '{"content":[{"type":"text","text":'
