@@ -22,8 +22,9 @@ bounded number of terms), so a repeated query costs set look-ups, not text scans
 import threading
 from array import array
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import overload
 
 from catalog.index import SkillEntry
@@ -34,6 +35,10 @@ TERM_CACHE_SIZE = 512
 # Rankings an index remembers per (query, terms, tags): 4 bytes per candidate each.
 RANKED_CACHE_SIZE = 128
 _NOWHERE: frozenset[int] = frozenset()
+# Lone surrogates (never in published text) still round-trip rather than raise.
+_UTF8_ERRORS = "surrogatepass"
+# Postings this short are tuples (a one-skill tuple is 48 bytes, a frozenset 216).
+_SMALL_POSTINGS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +55,7 @@ class SearchHit:
     body_terms: tuple[str, ...]
     # The index's lower-cased texts, so an excerpt does not lower-case the body again.
     lowered_description: str | None = field(default=None, repr=False, compare=False)
-    lowered_body: str | None = field(default=None, repr=False, compare=False)
+    lowered_body: bytes | None = field(default=None, repr=False, compare=False)  # UTF-8
 
     def match_reasons(self) -> list[tuple[str, str]]:
         """Every (rule, term) pair that matched, in rule order, then query order."""
@@ -74,7 +79,8 @@ class SearchHit:
                 self.skill.description, self.description_terms, excerpt_chars, self.lowered_description
             )
         if self.body_terms:
-            return excerpt_around(self.skill.instructions, self.body_terms, excerpt_chars, self.lowered_body)
+            lowered = None if self.lowered_body is None else self.lowered_body.decode("utf-8", _UTF8_ERRORS)
+            return excerpt_around(self.skill.instructions, self.body_terms, excerpt_chars, lowered)
         return self.skill.description[:excerpt_chars]
 
 
@@ -89,7 +95,10 @@ class SearchIndex:
     def __init__(self, skills: Iterable[SkillEntry]) -> None:
         self.skills: tuple[SkillEntry, ...] = tuple(skills)
         self._descriptions = [skill.description.lower() for skill in self.skills]
-        self._bodies = [skill.instructions.lower() for skill in self.skills]
+        # Bodies are most of an index: kept lower-cased as UTF-8, 1 byte a character for
+        # ASCII where a str holding one em dash takes 2 for every character. For valid
+        # UTF-8, `term.encode() in body` answers as `term in body.decode()` does.
+        self._bodies = [skill.instructions.lower().encode("utf-8", _UTF8_ERRORS) for skill in self.skills]
         self._by_tag = _postings((tag.lower() for tag in skill.tags) for skill in self.skills)
         self._by_keyword = _postings((word.lower() for word in skill.keywords) for skill in self.skills)
         self._by_exact = _postings((skill.id.lower(), skill.name.lower()) for skill in self.skills)
@@ -99,7 +108,7 @@ class SearchIndex:
         # Ties are broken by id: a position's place in id order (the identity when the skills
         # come sorted by id, as a snapshot's always do).
         ids = [skill.id for skill in self.skills]
-        if all(a < b for a, b in zip(ids, ids[1:], strict=False)):
+        if all(a < b for a, b in pairwise(ids)):
             self._id_rank: list[int] | None = None
         else:
             self._id_rank = [0] * len(ids)
@@ -182,7 +191,7 @@ class SearchIndex:
     @staticmethod
     def _ordered(
         positions: set[int],
-        exact: frozenset[int],
+        exact: Collection[int],
         counts: list[Counter[int]],
         base: int,
         size: int,
@@ -216,11 +225,12 @@ class SearchIndex:
         skill = self.skills[position]
         exact = whole == skill.id.lower() or whole == skill.name.lower()
         description, body = self._descriptions[position], self._bodies[position]
+        errors = _UTF8_ERRORS
         matched = [
             tuple(term for term in weights if position in self._by_tag.get(term, _NOWHERE)),
             tuple(term for term in weights if position in self._by_keyword.get(term, _NOWHERE)),
             tuple(term for term in weights if term in description),
-            tuple(term for term in weights if term in body),
+            tuple(term for term in weights if term.encode("utf-8", errors) in body),
         ]
         return SearchHit(
             skill=skill,
@@ -249,9 +259,10 @@ class SearchIndex:
             if cached is not None:
                 self._substrings.move_to_end(term)
                 return cached
+        encoded = term.encode("utf-8", _UTF8_ERRORS)
         computed = (
             frozenset(position for position, text in enumerate(self._descriptions) if term in text),
-            frozenset(position for position, text in enumerate(self._bodies) if term in text),
+            frozenset(position for position, text in enumerate(self._bodies) if encoded in text),
         )
         with self._lock:
             self._substrings[term] = computed
@@ -285,12 +296,17 @@ class SearchResults(Sequence[SearchHit]):
         return self._index.hit(self._positions[item], *self._hit_args)
 
 
-def _postings(values_per_skill: Iterable[Iterable[str]]) -> dict[str, frozenset[int]]:
+def _postings(values_per_skill: Iterable[Iterable[str]]) -> dict[str, Collection[int]]:
+    """Positions per value: a sorted tuple when short (most ids, names and rare tags), else a
+    frozenset."""
     postings: dict[str, set[int]] = {}
     for position, values in enumerate(values_per_skill):
         for value in values:
             postings.setdefault(value, set()).add(position)
-    return {value: frozenset(positions) for value, positions in postings.items()}
+    return {
+        value: tuple(sorted(positions)) if len(positions) <= _SMALL_POSTINGS else frozenset(positions)
+        for value, positions in postings.items()
+    }
 
 
 def search(skills: Iterable[SkillEntry], query: str, tags: Sequence[str] = ()) -> list[SearchHit]:
