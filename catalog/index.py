@@ -27,7 +27,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from datetime import UTC, datetime
 
 from django.db import connection
@@ -81,15 +81,20 @@ class SkillEntry:
     requires: tuple[str, ...]
     required_zdr: bool
     content_hash: str
-    instructions: str
+    instructions: InitVar[str]  # kept as UTF-8 (see the `instructions` property below)
     skill_md_sha256: str
     skill_md_size: int
     files: tuple[FileEntry, ...]  # sorted by path; SKILL.md is not one
     _files_by_path: dict[str, FileEntry] = field(init=False, repr=False, compare=False)
     _metadata_json: str | None = field(default=None, init=False, repr=False, compare=False)
+    # Instructions are most of an index's memory: as UTF-8, 1 byte an ASCII character,
+    # where a str holding a single em dash takes 2 bytes for every character (64 % of the
+    # bench corpus's bodies). Decoded when read (skills_get; search decodes at build).
+    _instructions_utf8: bytes = field(default=b"", init=False, repr=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, instructions: str) -> None:
         object.__setattr__(self, "_files_by_path", {entry.path: entry for entry in self.files})
+        object.__setattr__(self, "_instructions_utf8", instructions.encode("utf-8", "surrogatepass"))
 
     def metadata_json(self) -> str:
         """metadata() as compact JSON, UTF-8 characters kept (byte for byte what
@@ -117,6 +122,15 @@ class SkillEntry:
     def file(self, path: str) -> FileEntry | None:
         """The supporting file at exactly `path` (no normalisation), if the skill lists it."""
         return self._files_by_path.get(path)
+
+
+def _instructions(self: SkillEntry) -> str:
+    """The instructions (the body of SKILL.md)."""
+    return self._instructions_utf8.decode("utf-8", "surrogatepass")
+
+
+# Set after the dataclass is made, so that `instructions` stays an __init__ argument.
+SkillEntry.instructions = property(_instructions)  # type: ignore[assignment,method-assign]
 
 
 class VisibleIndex:

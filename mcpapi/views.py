@@ -57,18 +57,22 @@ def mcp(request: HttpRequest) -> HttpResponse:
     started = time.perf_counter()
     access = _Access()
     response = _serve(request, access)
+    duration_ms = round((time.perf_counter() - started) * 1000, 2)
+    # The message names the caller and the duration too: a plain-text line says it all.
     access_log.info(
-        "%s %s %s",
+        "%s %s %s %s %.2fms",
+        access.caller or "-",
         access.rpc_method or "-",
         access.tool or "-",
         response.status_code,
+        duration_ms,
         extra={
             "caller": access.caller,
             "rpc_method": access.rpc_method,
             "tool": access.tool,
             "status": response.status_code,
             "rpc_error": access.rpc_error,
-            "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+            "duration_ms": duration_ms,
             "registry_sha": access.registry.resolved_sha if access.registry is not None else None,
         },
     )

@@ -61,9 +61,13 @@ class TempDatabase:
     """A database for subprocesses only: a temporary SQLite file, or a fresh PostgreSQL
     database (created on enter, dropped with its connections on exit)."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, *, postgres: str | None = None) -> None:
+        """`postgres`: a PostgreSQL server URL to create the database on, whatever
+        TEST_DATABASE_URL says (multi-instance tests need one); default: TEST_DATABASE_URL's."""
         self.workdir = workdir
-        self.postgres = postgres_url()
+        self.postgres = postgres or postgres_url()
+        # Every `manage()` run: (args, stdout, stderr), for tests that inspect all output.
+        self.runs: list[tuple[tuple[str, ...], str, str]] = []
         self.name = f"skills_e2e_{uuid.uuid4().hex[:12]}"
         if self.postgres:
             self.url = _with_database(self.postgres, self.name)
@@ -110,6 +114,7 @@ class TempDatabase:
             text=True,
             timeout=timeout,
         )
+        self.runs.append((args, done.stdout, done.stderr))
         assert done.returncode == 0, f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
         return done.stdout
 
