@@ -108,7 +108,7 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
                 ) from None
             if duplicate:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                    None, None, f"duplicate key {_shown(key)}", key_node.start_mark
                 )
         return super().construct_mapping(node, deep=deep)
 
@@ -216,7 +216,9 @@ def parse_skill_file(raw: bytes) -> ParsedSkillFile:
     except yaml.MarkedYAMLError as exc:
         problems.append(FieldProblem(*_yaml_problem(exc)))
         return ParsedSkillFile(None, instructions, tuple(problems))
-    except (yaml.YAMLError, RecursionError):
+    except (yaml.YAMLError, RecursionError, ValueError, OverflowError):
+        # ValueError/OverflowError: a scalar YAML resolves but Python cannot build, e.g. a
+        # 2001-13-45 timestamp, `!!float x` or an integer of more than 4300 digits.
         problems.append(FieldProblem("invalid_yaml", "frontmatter is not valid YAML"))
         return ParsedSkillFile(None, instructions, tuple(problems))
 
@@ -312,7 +314,7 @@ class _Checker:
         if value != SUPPORTED_SCHEMA_VERSION:
             self.fail(
                 "unsupported_schema_version",
-                f"schema_version must be {SUPPORTED_SCHEMA_VERSION}, not {value}",
+                f"schema_version must be {SUPPORTED_SCHEMA_VERSION}, not {_shown(value)}",
             )
             return None
         return value
@@ -370,7 +372,7 @@ class _Checker:
         bad = [item for item in value if not isinstance(item, str)]
         if bad:
             self.fail(
-                "invalid_type", f"{key} must be a list of strings; {bad[0]!r} is a {_type_name(bad[0])}"
+                "invalid_type", f"{key} must be a list of strings; {_shown(bad[0])} is a {_type_name(bad[0])}"
             )
             return None
         return value
@@ -426,7 +428,7 @@ class _Checker:
             self.fail(
                 "invalid_required_zdr",
                 f"required_zdr must be true or false (a YAML boolean), "
-                f"not the {_type_name(value)} {value!r}{hint}",
+                f"not the {_type_name(value)} {_shown(value)}{hint}",
             )
             return None
         return value
@@ -434,11 +436,28 @@ class _Checker:
 
 def _unknown_key_message(key: Any) -> str:
     if not isinstance(key, str):
-        return f"unknown key {key!r} (keys are: {', '.join(KNOWN_KEYS)})"
+        return f"unknown key {_shown(key)} (keys are: {', '.join(KNOWN_KEYS)})"
     close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.6)
     if close:
         return f"unknown key {key!r}: did you mean {close[0]!r}?"
     return f"unknown key {key!r} (keys are: {', '.join(KNOWN_KEYS)})"
+
+
+_SHOWN_CHARS = 80
+
+
+def _shown(value: Any) -> str:
+    """A YAML value for a message, bounded whatever the frontmatter holds: a list or a
+    mapping is never expanded (the repr of an alias bomb, `&a [*a, *a, ...]` nested a
+    few times, would never end) and a huge integer is never turned into digits."""
+    if isinstance(value, list | tuple):
+        return "[...]"
+    if isinstance(value, dict | set | frozenset):
+        return "{...}"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 3] + "..."
 
 
 def _duplicates(items: list[str]) -> list[str]:

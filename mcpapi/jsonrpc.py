@@ -111,7 +111,7 @@ def _is_valid_id(value: Any) -> bool:
 
 def encode_result(request_id: RequestId | None, result: Any) -> bytes:
     if isinstance(result, RawJson):
-        return b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (_dumps(request_id), result.encode())
+        return b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (_dumps(request_id), _utf8(result))
     return _dumps({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
@@ -131,4 +131,11 @@ def dumps_text(value: Any) -> str:
 
 
 def _dumps(value: Any) -> bytes:
-    return dumps_text(value).encode("utf-8")
+    return _utf8(dumps_text(value))
+
+
+def _utf8(json_text: str) -> bytes:
+    """JSON text as UTF-8. A client may send a lone surrogate (`"\\ud800"` is valid JSON
+    syntax) that an id, a message or a result then echoes: UTF-8 cannot encode it, so it
+    goes out as the same `\\udXXXX` escape. Only ever inside a string, where that is valid JSON."""
+    return json_text.encode("utf-8", "backslashreplace")

@@ -1,9 +1,10 @@
 """HTTP views, thin: /healthz, and POST /mcp (MCP Streamable HTTP, stateless, JSON replies).
 
 A POST to /mcp goes: Origin check (403) -> declared size (413) -> authenticate
-(401/403/503) -> Accept / Content-Type (406/415) -> bounded body read (413) ->
-parse one JSON-RPC message (400) -> MCP-Protocol-Version header (400) ->
-notifications and responses 202 -> dispatch, with the caller's registry view.
+(401/403/503) -> per-caller rate limit (429) -> Accept / Content-Type (406/415) ->
+bounded body read (413) -> parse one JSON-RPC message (400) -> MCP-Protocol-Version
+header (400) -> notifications and responses 202 -> dispatch, with the caller's
+registry view.
 """
 
 import logging
@@ -24,6 +25,7 @@ from mcpapi.jsonrpc import parse_message as parse_jsonrpc
 from mcpapi.origin import origin_allowed
 from mcpapi.protocol import DISCOVER_METHOD, RequestContext, dispatcher, version_header_supported
 from mcpapi.registry import RegistryView
+from mcpapi.throttling import refusal as rate_limit_refusal
 
 access_log = logging.getLogger("mcpapi.access")
 
@@ -101,6 +103,9 @@ def _serve(request: HttpRequest, access: _Access) -> HttpResponse:
             response["WWW-Authenticate"] = header
         return response
     access.caller = caller.identity
+    refused = rate_limit_refusal(request, caller)
+    if refused is not None:
+        return refused
 
     if not _accepts_json(request.META.get("HTTP_ACCEPT")):
         return _rpc_error(406, INVALID_REQUEST, "Not acceptable: replies are application/json.")
@@ -118,9 +123,9 @@ def _serve(request: HttpRequest, access: _Access) -> HttpResponse:
         access.rpc_error = error.code
         payload = encode_error(error.request_id, error.code, error.message)
         return HttpResponse(payload, status=http_status_for(error), content_type=JSON)
-    access.rpc_method = message.method
+    access.rpc_method = _loggable(message.method)
     if message.method == "tools/call" and isinstance(message.params.get("name"), str):
-        access.tool = message.params["name"]
+        access.tool = _loggable(message.params["name"])
 
     if message.method == DISCOVER_METHOD and not message.is_notification:
         # Answered whatever its version header says, so the probing client falls back to initialize.
@@ -136,6 +141,19 @@ def _serve(request: HttpRequest, access: _Access) -> HttpResponse:
     access.registry = registry
     payload, access.rpc_error = dispatcher.reply(message, RequestContext(caller=caller, registry=registry))
     return HttpResponse(payload, content_type=JSON)
+
+
+_LOGGED_NAME_CHARS = 100
+
+
+def _loggable(name: str | None) -> str | None:
+    """A client-chosen method or tool name, as the access log may hold it: bounded, and
+    escaped unless printable (no forged line breaks, no lone surrogate that a UTF-8 log
+    stream could not write)."""
+    if name is None:
+        return None
+    shown = name if name.isprintable() else repr(name)[1:-1]
+    return shown[:_LOGGED_NAME_CHARS]
 
 
 def _rpc_error(status: int, code: int, message: str, request_id: Any = None) -> HttpResponse:

@@ -101,6 +101,10 @@ MCP_ALLOWED_ORIGINS = env_list("MCP_ALLOWED_ORIGINS")
 MCP_MAX_BODY_BYTES = env_int("MCP_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MCP_MAX_BODY_BYTES
 
+# Requests per minute one caller (an identity, never a token) may make to /mcp; 0 turns the
+# limit off. Counted in the cache: set CACHE_URL to Redis so that every worker and host shares it.
+MCP_RATE_LIMIT_PER_MINUTE = env_int("MCP_RATE_LIMIT_PER_MINUTE", 0, minimum=0)
+
 # How long `publish` waits for another publish to finish before giving up.
 PUBLISH_LOCK_TIMEOUT_SECONDS = env_float("PUBLISH_LOCK_TIMEOUT_SECONDS", 300.0, minimum=0)
 

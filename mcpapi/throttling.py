@@ -1,0 +1,75 @@
+"""Per-caller rate limiting for /mcp (off unless MCP_RATE_LIMIT_PER_MINUTE is set).
+
+The view calls `refusal(request, caller)` right after authentication. A caller over
+its budget gets HTTP 429 with `Retry-After` (whole seconds) and a JSON-RPC error
+body; nothing of the request is read or parsed.
+
+The budget is keyed by the caller's identity (`token:<name>`, a GitHub login...,
+hashed), never by the token: two tokens of one GitHub login (PATs or OAuth) share
+one budget, and no token reaches the cache. The history of each caller lives in the Django cache:
+with CACHE_URL pointing at Redis every worker and host counts against one budget;
+with the default local-memory cache each worker process counts on its own (a
+caller then gets up to workers x the rate). Like DRF's throttles it is a sliding
+window read and written without a lock, so a burst racing across workers may pass
+a request or two over the limit: it bounds abuse, it is not an exact quota.
+"""
+
+import hashlib
+import math
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from rest_framework.throttling import SimpleRateThrottle
+
+from accounts.callers import Caller
+from mcpapi.jsonrpc import encode_error
+
+# JSON-RPC's range for implementation-defined server errors.
+RATE_LIMITED = -32000
+
+
+class CallerRateThrottle(SimpleRateThrottle):
+    """DRF's sliding-window throttle, one window per caller identity."""
+
+    scope = "mcp_caller"
+
+    def __init__(self, caller: Caller) -> None:
+        self.caller = caller
+        super().__init__()
+
+    def get_rate(self) -> str | None:
+        per_minute = settings.MCP_RATE_LIMIT_PER_MINUTE
+        return f"{per_minute}/min" if per_minute > 0 else None
+
+    def get_cache_key(self, request: HttpRequest, view: object) -> str:
+        # Hashed: identities may hold characters a cache key must not (memcached, warnings).
+        ident = hashlib.sha256(budget_key(self.caller).encode()).hexdigest()
+        return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
+def budget_key(caller: Caller) -> str:
+    """Whose budget a request spends: the caller's identity, except that a GitHub login
+    has one budget whether it comes with a PAT ("github:") or an OAuth token ("oauth:")."""
+    kind, _, name = caller.identity.partition(":")
+    if kind in ("github", "oauth"):
+        return f"login:{name.lower()}"
+    return caller.identity
+
+
+def refusal(request: HttpRequest, caller: Caller) -> HttpResponse | None:
+    """None when `caller` may go on (or rate limiting is off); else the 429 to send."""
+    throttle = CallerRateThrottle(caller)
+    if throttle.allow_request(request, None):
+        return None
+    wait = throttle.wait()
+    retry_after = max(1, math.ceil(wait if wait is not None else throttle.duration or 60))
+    limit = settings.MCP_RATE_LIMIT_PER_MINUTE
+    body = encode_error(
+        None,
+        RATE_LIMITED,
+        f"Too many requests: at most {limit} per minute for this caller; retry after {retry_after} s.",
+        {"retry_after": retry_after},
+    )
+    response = HttpResponse(body, status=429, content_type="application/json")
+    response["Retry-After"] = str(retry_after)
+    return response

@@ -1,0 +1,288 @@
+"""Random frontmatter never crashes validation (SPEC §2, §4): whatever bytes a SKILL.md holds
+(random bytes, random YAML documents, YAML's sharp corners: aliases and alias bombs, tags,
+huge numbers, impossible dates, deep nesting), parse_skill_file, validate_tree and
+check_skills answer with clean, bounded problems with a stable code, never an exception
+and never a hang. A malicious skill author can fail CI, but not break or stall it.
+"""
+
+import io
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from django.core.management import call_command
+from hypothesis import HealthCheck, example, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
+from catalog import validation
+from catalog.skillfile import KNOWN_KEYS, parse_skill_file
+from catalog.trees import WorkingTree
+from catalog.validation import validate_tree
+from tests.skillrepo import DEFAULT_CONFIG, PROJECT_DIR
+
+pytestmark = pytest.mark.reliability
+
+FAST = hsettings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SLOW = hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# A problem message names the problem; it never echoes a whole hostile value.
+MAX_MESSAGE_CHARS = 2000
+
+
+def documented_codes() -> set[str]:
+    """The stable problem codes listed in catalog.validation's docstring."""
+    doc = validation.__doc__ or ""
+    listing = doc.split("Problem codes", 1)[1]
+    codes: set[str] = set()
+    for line in listing.splitlines()[1:]:
+        parts = re.split(r"\s{2,}", line.strip(), maxsplit=1)
+        if len(parts) == 2:
+            codes.update(code.strip() for code in parts[1].split(","))
+        elif line.startswith(" " * 20):
+            codes.update(code.strip() for code in line.split(","))
+    return {code for code in codes if re.fullmatch(r"[a-z][a-z0-9_]*", code)}
+
+
+CODES = documented_codes()
+
+
+def _alias_bomb(levels: int = 8, width: int = 9) -> str:
+    lines = ["l0: &l0 [" + ", ".join(["lol"] * width) + "]"]
+    for n in range(1, levels + 1):
+        lines.append(f"l{n}: &l{n} [" + ", ".join([f"*l{n - 1}"] * width) + "]")
+    return "\n".join(lines)
+
+
+# Small enough to fail fast (a message of 6,561 items) if values were ever echoed whole.
+BOMB = _alias_bomb(levels=4)
+NASTY_VALUES = [
+    "&a [*a]",
+    "*undefined",
+    "!!python/object/apply:os.system ['true']",
+    "!!python/name:os.system",
+    "!!binary AAAA",
+    "!!binary '@@@'",
+    "!!timestamp 2001-13-45",
+    "2001-02-30",
+    "!!float x",
+    "!!int x",
+    "!!bool maybe",
+    "!!set {a, b}",
+    "!!omap [a: 1]",
+    "9" * 5000,
+    "0x" + "f" * 5000,
+    "1e99999",
+    ".nan",
+    "-.inf",
+    "1:20:30",
+    "0o777",
+    "yes",
+    "~",
+    "'unterminated",
+    '"\\ud800"',
+    "[" * 200 + "]" * 200,
+    "{" * 2000,
+    "[" * 5000 + "]" * 5000,
+    "? [a, b]\n  : c",
+    "{[a]: b}",
+    "{? {a: b}: c}",
+    "|\n  multi\n  line",
+    ">-\n  folded",
+    "&x 1",
+    "!<tag:yaml.org,2002:str> 1",
+    "!custom 1",
+    "\t1",
+]
+KEYS = [*KNOWN_KEYS, "required_zrd", "<<", "? x", "1", "null", "true", "id ", "'quoted'"]
+
+
+@st.composite
+def yaml_texts(draw: st.DrawFn) -> str:
+    """Frontmatter text: a YAML document of random structure, or lines of sharp YAML."""
+    kind = draw(st.sampled_from(["dumped", "lines", "lines", "text", "bomb"]))
+    if kind == "dumped":
+        values = st.recursive(
+            st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+            lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=5), c, max_size=3),
+            max_leaves=10,
+        )
+        document = draw(st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=8), values, max_size=8))
+        return yaml.safe_dump(document, allow_unicode=draw(st.booleans()))
+    if kind == "lines":
+        lines = draw(
+            st.lists(
+                st.tuples(st.sampled_from(KEYS), st.sampled_from(NASTY_VALUES) | st.text(max_size=20)),
+                max_size=8,
+            )
+        )
+        return "\n".join(f"{key}: {value}" for key, value in lines)
+    if kind == "bomb":
+        key = draw(st.sampled_from(KEYS))
+        tail = draw(st.sampled_from(["", "tags: [*l4]", "files: *l4", "? *l4\n: x"]))
+        return f"{BOMB}\n{key}: *l4\n{tail}"
+    return draw(st.text(max_size=200))
+
+
+@st.composite
+def skill_md_bytes(draw: st.DrawFn) -> bytes:
+    kind = draw(st.sampled_from(["frontmatter", "frontmatter", "frontmatter", "bytes", "framing"]))
+    if kind == "bytes":
+        return draw(st.binary(max_size=300))
+    front = draw(yaml_texts())
+    body = draw(st.sampled_from(["Steps.\n", "", "   \n", "---\n", "\x00"]) | st.text(max_size=30))
+    if kind == "framing":
+        opening = draw(st.sampled_from(["---\n", "---\r\n", "\ufeff---\n", "--- \n", "", "---"]))
+        closing = draw(st.sampled_from(["\n---\n", "\n---", "\n--- \n", "\n...\n", ""]))
+        return (opening + front + closing + body).encode("utf-8", "surrogatepass")
+    return ("---\n" + front + "\n---\n" + body).encode("utf-8", "surrogatepass")
+
+
+def check_problem(code: str, message: str) -> None:
+    assert code in CODES, f"undocumented problem code {code!r}"
+    assert isinstance(message, str) and message.strip()
+    assert len(message) <= MAX_MESSAGE_CHARS, message[:200]
+    assert "Traceback" not in message
+
+
+@given(raw=skill_md_bytes())
+@example(raw=f"---\nschema_version: 1\n{BOMB}\nrequired_zdr: *l4\n---\nSteps.\n".encode())
+@example(raw=f"---\n{BOMB}\ntags: [*l4]\n---\nSteps.\n".encode())
+@example(raw=b"---\nschema_version: " + b"9" * 5000 + b"\n---\nSteps.\n")
+@example(raw=b"---\nschema_version: 0x" + b"f" * 5000 + b"\n---\nSteps.\n")
+@example(raw=b"---\nversion: 2001-13-45\n---\nSteps.\n")
+@example(raw=b"---\nid: !!float x\n---\nSteps.\n")
+@FAST
+def test_parse_skill_file_answers_any_bytes_with_clean_problems(raw: bytes) -> None:
+    parsed = parse_skill_file(raw)
+    for problem in parsed.problems:
+        check_problem(problem.code, problem.message)
+    assert (parsed.frontmatter is None) == bool(parsed.problems)
+
+
+FILE_NAMES = [
+    "references/a.md",
+    "scripts/run.sh",
+    "templates/t.txt",
+    "notes.md",
+    "references/x.exe",
+    "a b.md",
+]
+
+
+BOMB_TARGETS = [
+    "required_zdr: *l8",
+    "tags: [*l8]",
+    "files: [*l8]",
+    "*l8 : x",
+    "schema_version: *l8",
+    "id: [*l8]",
+]
+# In a child process, bounded in time and memory: an expanded bomb would hold the GIL inside
+# repr() (no thread can time it out) and grow by gigabytes.
+_PARSE_BOMBS = """
+import json, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+from catalog.skillfile import parse_skill_file
+answers = []
+for raw in json.load(sys.stdin):
+    parsed = parse_skill_file(raw.encode())
+    answers.append([[problem.code, problem.message] for problem in parsed.problems])
+print(json.dumps(answers))
+"""
+
+
+def test_an_alias_bomb_is_answered_at_once() -> None:
+    """9^8 = 43 million list items behind a few hundred bytes of YAML: never expanded."""
+    bomb = _alias_bomb(levels=8)
+    raws = [f"---\n{bomb}\n{where}\n---\nSteps.\n" for where in BOMB_TARGETS]
+    done = subprocess.run(
+        [sys.executable, "-c", _PARSE_BOMBS],
+        input=json.dumps(raws),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=PROJECT_DIR,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    answers = json.loads(done.stdout)
+    assert len(answers) == len(BOMB_TARGETS)
+    for problems in answers:
+        assert problems, "a bomb must not validate"
+        for code, message in problems:
+            check_problem(code, message)
+
+
+@st.composite
+def skill_dirs(draw: st.DrawFn) -> dict[str, Any]:
+    """One skill directory: its SKILL.md (maybe valid-looking, maybe hostile) and some files."""
+    skill_id = draw(st.sampled_from(["good", "x", "a-b"]))
+    files = draw(
+        st.dictionaries(
+            st.sampled_from(FILE_NAMES),
+            st.binary(max_size=40) | st.text(max_size=40).map(str.encode),
+            max_size=3,
+        )
+    )
+    if draw(st.booleans()):
+        listed = draw(st.lists(st.sampled_from([*files, "../escape.md", "/abs.md", "references/none.md"])))
+        meta = {
+            "schema_version": 1,
+            "id": skill_id,
+            "name": "N",
+            "description": "D",
+            "version": draw(st.sampled_from(["1.0.0", "1.0", "01.0.0", "1.0.0-rc.1+b"])),
+            "files": listed,
+        }
+        head = yaml.safe_dump(meta) + draw(yaml_texts())
+        skill_md = ("---\n" + head + "\n---\nSteps.\n").encode("utf-8", "surrogatepass")
+    else:
+        skill_md = draw(skill_md_bytes())
+    return {"id": skill_id, "skill_md": skill_md, "files": files}
+
+
+def write_tree(root: Path, skills: list[dict[str, Any]]) -> None:
+    (root / "registry.config.json").write_text(json.dumps(DEFAULT_CONFIG))
+    for skill in skills:
+        directory = root / "skills" / skill["id"]
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "SKILL.md").write_bytes(skill["skill_md"])
+        for path, data in skill["files"].items():
+            (directory / path).parent.mkdir(parents=True, exist_ok=True)
+            (directory / path).write_bytes(data)
+
+
+@given(skills=st.lists(skill_dirs(), min_size=1, max_size=3))
+@SLOW
+def test_validate_tree_and_check_skills_answer_any_skill_with_clean_problems(
+    skills: list[dict[str, Any]],
+) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        write_tree(root, skills)
+        report = validate_tree(WorkingTree(root))
+        for problem in report.problems:
+            check_problem(problem.code, problem.message)
+            assert problem.path == "registry.config.json" or problem.path.startswith("skills/"), problem
+        if report.problems:
+            assert not report.ok
+
+        out = io.StringIO()
+        try:
+            call_command(
+                "check_skills", "--repo", str(root), "--format", "json", stdout=out, stderr=io.StringIO()
+            )
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code
+        document = json.loads(out.getvalue())
+        assert code == (0 if document["ok"] else 1)
+        assert document["ok"] == report.ok
+        assert [(p["path"], p["code"]) for p in document["problems"]] == [
+            (p.path, p.code) for p in report.problems
+        ]

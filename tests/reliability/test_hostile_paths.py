@@ -1,0 +1,162 @@
+"""Random paths never escape a skill's allowlist (SPEC §2, §9). Whatever `path` reaches
+skills_get_file and whatever URI reaches resources/read, a successful read returns exactly
+the bytes of a file the skill lists (or its SKILL.md, for resources), of a skill the caller
+may see; everything else is INVALID_PATH, FILE_NOT_FOUND, SKILL_NOT_FOUND or -32002.
+Nothing is ever looked up on a file system: the allowlist is the only way in.
+"""
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
+from tests.reliability.support import McpClient, Registry
+
+pytestmark = pytest.mark.reliability
+
+SETTINGS = hsettings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+SKILL_IDS = ["alpha", "beta", "secret-ops", "ALPHA", "alpha ", "", "../alpha", "alpha/..", "nope"]
+LISTED = [
+    "references/guide.md",
+    "references/api/auth.md",
+    "scripts/run.sh",
+    "templates/note.txt",
+    "references/runbook.md",
+]
+SEGMENTS = [
+    "",
+    ".",
+    "..",
+    "...",
+    "references",
+    "api",
+    "scripts",
+    "templates",
+    "guide.md",
+    "auth.md",
+    "run.sh",
+    "SKILL.md",
+    "skills",
+    "alpha",
+    "secret-ops",
+    "registry.config.json",
+    "README.md",
+    "etc",
+    "passwd",
+    "%2e%2e",
+    "%2F",
+    "..%2f",
+    "\\..",
+    "\x00",
+    "~",
+    "guide.md\x00.txt",
+    "ｒｅｆｅｒｅｎｃｅｓ",  # fullwidth: never folded to ASCII
+    "guide.md ",
+    "Guide.md",
+]
+
+
+@st.composite
+def paths(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["segments", "mutated", "text"]))
+    if kind == "segments":
+        parts = draw(st.lists(st.sampled_from(SEGMENTS), min_size=0, max_size=6))
+        path = draw(st.sampled_from(["/", "//", "\\"])).join(parts)
+        return draw(st.sampled_from(["", "/", "./", "../"])) + path
+    if kind == "mutated":
+        # A listed path, with something inserted, replaced or cut somewhere.
+        path = draw(st.sampled_from(LISTED))
+        at = draw(st.integers(0, len(path)))
+        insert = draw(st.sampled_from(["/", "./", "../", "//", "%", "\\", "\x00", ".", " ", "/..", "A"]))
+        cut = draw(st.integers(0, 2))
+        return path[:at] + insert + path[at + cut :]
+    return draw(st.text(max_size=40))
+
+
+def resource_uri(skill_id: str, path: str) -> str:
+    return f"skill://{skill_id}/{path}"
+
+
+@st.composite
+def uris(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["skill", "skill", "scheme", "text"]))
+    if kind == "skill":
+        return resource_uri(draw(st.sampled_from(SKILL_IDS)), draw(paths() | st.just("SKILL.md")))
+    if kind == "scheme":
+        scheme = draw(
+            st.sampled_from(["skill:/", "skill:", "SKILL://", "file://", "skill:///", "skill://./"])
+        )
+        return scheme + draw(st.sampled_from(SKILL_IDS)) + "/" + draw(paths())
+    return draw(st.text(max_size=60))
+
+
+def read_file(mcp: McpClient, skill_id: str, path: str) -> dict[str, Any]:
+    result = mcp.call("skills_get_file", id=skill_id, path=path)
+    return result["structuredContent"] | {"isError": result["isError"]}
+
+
+@pytest.mark.parametrize("zdr_cleared", [False, True], ids=["read-token", "zdr-token"])
+@given(skill_id=st.sampled_from(SKILL_IDS), path=paths())
+@example(skill_id="alpha", path="../beta/templates/note.txt")
+@example(skill_id="alpha", path="references/../../beta/SKILL.md")
+@example(skill_id="alpha", path="references/./guide.md")
+@example(skill_id="alpha", path="references//guide.md")
+@example(skill_id="alpha", path="SKILL.md")
+@example(skill_id="secret-ops", path="references/runbook.md")
+@example(skill_id="alpha", path="references/api/auth.md")
+@example(skill_id="beta", path="templates/note.txt")
+@SETTINGS
+def test_skills_get_file_serves_exactly_the_listed_files(
+    registry: Registry, mcp: McpClient, mcp_zdr: McpClient, zdr_cleared: bool, skill_id: str, path: str
+) -> None:
+    client = mcp_zdr if zdr_cleared else mcp
+    answer = read_file(client, skill_id, path)
+    allowed = registry.visible(zdr_cleared)
+    if not answer["isError"]:
+        assert path != "SKILL.md" and path in allowed.get(skill_id, {}), (skill_id, path)
+        data = allowed[skill_id][path]
+        # The whole file fits one page here: exactly its bytes.
+        assert answer["text"].encode() == data and answer["next_cursor"] is None
+        assert (answer["id"], answer["path"]) == (skill_id, path)
+    else:
+        code = answer["error"]["code"]
+        assert code in ("INVALID_PATH", "FILE_NOT_FOUND", "SKILL_NOT_FOUND"), answer
+        # Refused only when it is not a listed file of a visible skill.
+        assert path == "SKILL.md" or path not in allowed.get(skill_id, {}), (skill_id, path, answer)
+        if code == "FILE_NOT_FOUND":
+            assert skill_id in allowed
+        if skill_id in registry.zdr_ids and not zdr_cleared:
+            assert code in ("SKILL_NOT_FOUND", "INVALID_PATH"), answer  # hidden, not forbidden
+
+
+@pytest.mark.parametrize("zdr_cleared", [False, True], ids=["read-token", "zdr-token"])
+@given(uri=uris())
+@example(uri="skill://alpha/../beta/SKILL.md")
+@example(uri="skill://alpha/references/../SKILL.md")
+@example(uri="skill://alpha//SKILL.md")
+@example(uri="skill://alpha/%53KILL.md")
+@example(uri="skill://secret-ops/SKILL.md")
+@example(uri="skill://alpha/SKILL.md")
+@SETTINGS
+def test_resources_read_serves_exactly_the_listed_files(
+    registry: Registry, mcp: McpClient, mcp_zdr: McpClient, zdr_cleared: bool, uri: str
+) -> None:
+    client = mcp_zdr if zdr_cleared else mcp
+    reply = client.rpc("resources/read", {"uri": uri})
+    allowed = registry.visible(zdr_cleared)
+    served = {resource_uri(sid, path): data for sid, files in allowed.items() for path, data in files.items()}
+    if "result" in reply:
+        assert uri in served, uri
+        [content] = reply["result"]["contents"]
+        assert content["uri"] == uri
+        assert content["text"].encode() == served[uri]
+    else:
+        assert reply["error"]["code"] == -32002, reply
+        assert uri not in served, uri
