@@ -8,7 +8,9 @@ registry view.
 """
 
 import logging
+import re
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,21 +56,35 @@ class _Access:
     registry: RegistryView | None = None
 
 
+# A request id the reverse proxy may pass on (nginx: `proxy_set_header X-Request-ID
+# $request_id`); anything else a client sends is replaced, so log lines stay clean.
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+
+
+def _request_id(request: HttpRequest) -> str:
+    supplied = request.META.get("HTTP_X_REQUEST_ID", "")
+    return supplied if _REQUEST_ID.fullmatch(supplied) else uuid.uuid4().hex
+
+
 @csrf_exempt
 def mcp(request: HttpRequest) -> HttpResponse:
     started = time.perf_counter()
+    request_id = _request_id(request)
     access = _Access()
     response = _serve(request, access)
+    response["X-Request-ID"] = request_id
     duration_ms = round((time.perf_counter() - started) * 1000, 2)
     # The message names the caller and the duration too: a plain-text line says it all.
     access_log.info(
-        "%s %s %s %s %.2fms",
+        "%s %s %s %s %s %.2fms",
+        request_id,
         access.caller or "-",
         access.rpc_method or "-",
         access.tool or "-",
         response.status_code,
         duration_ms,
         extra={
+            "request_id": request_id,
             "caller": access.caller,
             "rpc_method": access.rpc_method,
             "tool": access.tool,

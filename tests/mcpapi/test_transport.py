@@ -3,6 +3,7 @@
 import io
 import json
 import logging
+import re
 
 import pytest
 from django.test import Client, RequestFactory
@@ -360,6 +361,22 @@ def test_each_request_logs_one_access_line_without_the_token(mcp: McpClient, sta
     assert record.registry_sha == standard.sha
     assert isinstance(record.duration_ms, float)
     assert READ_TOKEN not in caplog.text
+
+
+def test_each_access_line_carries_a_request_id_echoed_in_the_response(
+    mcp: McpClient, standard, caplog
+) -> None:
+    with caplog.at_level(logging.INFO, logger="mcpapi.access"):
+        generated = mcp.post(PING)
+        passed_on = mcp.post(PING, **{"X-Request-ID": "nginx-7f3a.1"})
+        forged = mcp.post(PING, **{"X-Request-ID": "x {forged} line"})
+    first, second, third = [record for record in caplog.records if record.name == "mcpapi.access"]
+    assert re.fullmatch(r"[0-9a-f]{32}", first.request_id)
+    assert generated["X-Request-ID"] == first.request_id
+    assert second.request_id == passed_on["X-Request-ID"] == "nginx-7f3a.1"
+    assert re.fullmatch(r"[0-9a-f]{32}", third.request_id), "a malformed id is replaced, never logged"
+    assert forged["X-Request-ID"] == third.request_id
+    assert "forged" not in caplog.text
 
 
 def test_a_refused_request_is_logged_without_a_caller(mcp: McpClient, caplog) -> None:
