@@ -80,7 +80,7 @@ def main() -> int:
                 threading.Thread(target=proxy.serve_forever, daemon=True).start()
                 url = f"http://127.0.0.1:{proxy.server_address[1]}/mcp"
                 print(f"conformance suite against {url} (proxy adding a read token)", flush=True)
-                done = subprocess.run(
+                suite = subprocess.Popen(
                     [
                         str(SUITE),
                         "server",
@@ -93,10 +93,19 @@ def main() -> int:
                     ],
                     env={**os.environ, "PATH": f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}"},
                     cwd=HERE,
-                    timeout=600,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    text=True,
                 )
+                # Prefixed, so that the suite's "N passed, N failed" tallies (expected failures
+                # included) are never mistaken for the test suite's own closing line.
+                assert suite.stdout is not None
+                for line in suite.stdout:
+                    print(f"conformance | {line}", end="", flush=True)
+                returncode = suite.wait(timeout=600)
                 proxy.shutdown()
-                return done.returncode
+                print(f"conformance suite exit status {returncode} (0: only baseline failures)")
+                return returncode
 
 
 if __name__ == "__main__":
