@@ -3,10 +3,14 @@
 in-memory on SQLite, inside an open transaction otherwise)."""
 
 import os
+import queue
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -16,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 from psycopg import sql
 
+from catalog.publishing import PAUSE_MARKER
 from tests.skillrepo import PROJECT_DIR, SkillRepo
 
 MANAGE = str(PROJECT_DIR / "manage.py")
@@ -151,3 +156,34 @@ class TemplateDatabase:
                 admin.execute(
                     sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(self.name))
                 )
+
+
+def wait_for_pause(process: subprocess.Popen[str], point: str, timeout: float = 90) -> None:
+    """Block until `process` says it stopped at crash point `point` (its stderr keeps being
+    drained by a reader thread, which owns it from then on)."""
+    lines: queue.Queue[str] = queue.Queue()
+    assert process.stderr is not None
+    stderr = process.stderr
+    threading.Thread(target=lambda: [lines.put(line) for line in stderr], daemon=True).start()
+    deadline = time.monotonic() + timeout
+    seen: list[str] = []
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=0.2)
+        except queue.Empty:
+            if process.poll() is not None:
+                break
+            continue
+        seen.append(line)
+        if line.strip() == f"{PAUSE_MARKER}{point}":
+            return
+    raise AssertionError(f"publish never paused at {point}; stderr: {''.join(seen)}")
+
+
+def sigkill(process: subprocess.Popen[str]) -> None:
+    """SIGKILL: no handler, no cleanup, no rollback by the process itself."""
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    if process.stdout is not None:
+        process.stdout.close()
+    assert process.returncode == -signal.SIGKILL

@@ -1,12 +1,8 @@
 """manage.py publish / snapshots / prune_snapshots, in process and as real processes
 (crashes, concurrent publishers, the lock timeout)."""
 
-import queue
 import re
 import signal
-import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from datetime import datetime
 from io import StringIO
@@ -16,8 +12,14 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from catalog.models import Blob, SkillVersion, SkillVersionFile, Snapshot
-from catalog.publishing import PAUSE_MARKER
-from tests.catalog.publish_support import SubprocessDatabase, TemplateDatabase, bump, two_skills
+from tests.catalog.publish_support import (
+    SubprocessDatabase,
+    TemplateDatabase,
+    bump,
+    sigkill,
+    two_skills,
+    wait_for_pause,
+)
 from tests.skillrepo import SkillRepo
 
 LINE = re.compile(r"^(?P<marker>[* ]) (?P<sha>[0-9a-f]{40}) (?P<published_at>\S+) (?P<count>\d+) skills$")
@@ -180,35 +182,6 @@ def db_for_subprocesses(template_db: TemplateDatabase, tmp_path: Path) -> Iterat
         yield database
 
 
-def wait_for_pause(process: subprocess.Popen[str], point: str, timeout: float = 60) -> None:
-    """Block until `process` reports it paused at `point` (its stderr keeps being drained)."""
-    lines: queue.Queue[str] = queue.Queue()
-    assert process.stderr is not None
-    stderr = process.stderr
-    threading.Thread(target=lambda: [lines.put(line) for line in stderr], daemon=True).start()
-    deadline = time.monotonic() + timeout
-    seen = []
-    while time.monotonic() < deadline:
-        try:
-            line = lines.get(timeout=0.2)
-        except queue.Empty:
-            if process.poll() is not None:
-                break
-            continue
-        seen.append(line)
-        if line.strip() == f"{PAUSE_MARKER}{point}":
-            return
-    raise AssertionError(f"publish never paused at {point}; stderr: {''.join(seen)}")
-
-
-def kill(process: subprocess.Popen[str]) -> None:
-    """SIGKILL: no handler, no cleanup, no rollback by the process itself."""
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=30)
-    assert process.stdout is not None
-    process.stdout.close()  # stderr belongs to wait_for_pause's reader thread
-
-
 def active_lines(lines: list[str]) -> list[str]:
     return [line for line in lines if line.startswith("*")]
 
@@ -228,7 +201,7 @@ def test_a_publish_killed_before_activation_changes_nothing(
     try:
         wait_for_pause(process, point)
     finally:
-        kill(process)
+        sigkill(process)
     assert process.returncode == -signal.SIGKILL
 
     lines = db.snapshot_lines()
@@ -301,7 +274,7 @@ def test_a_publish_waiting_too_long_for_the_lock_gives_up_cleanly(
         wait_for_pause(holder, "activate")
         waiter = db.manage("publish", third, "--repo", root, PUBLISH_LOCK_TIMEOUT_SECONDS="0.5")
     finally:
-        kill(holder)
+        sigkill(holder)
 
     assert waiter.returncode == 1
     assert "held the publish lock for more than 0.5s" in waiter.stderr

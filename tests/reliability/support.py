@@ -5,12 +5,9 @@ database that `manage.py` subprocesses share, crash points, and a database integ
 import hashlib
 import itertools
 import json
-import queue
-import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -24,7 +21,6 @@ import psycopg
 from django.test import Client
 
 from catalog.hashing import content_hash
-from catalog.publishing import PAUSE_MARKER
 from tests.catalog.publish_support import MANAGE, SubprocessDatabase
 from tests.e2e.harness import GunicornServer
 from tests.skillrepo import SkillRepo
@@ -180,36 +176,6 @@ def start_paused_publish(
         stderr=subprocess.PIPE,
         text=True,
     )
-
-
-def wait_for_pause(process: subprocess.Popen[str], point: str, timeout: float = 90) -> None:
-    """Block until `process` says it stopped at `point` (its stderr keeps being drained)."""
-    lines: queue.Queue[str] = queue.Queue()
-    assert process.stderr is not None
-    stderr = process.stderr
-    threading.Thread(target=lambda: [lines.put(line) for line in stderr], daemon=True).start()
-    deadline = time.monotonic() + timeout
-    seen: list[str] = []
-    while time.monotonic() < deadline:
-        try:
-            line = lines.get(timeout=0.2)
-        except queue.Empty:
-            if process.poll() is not None:
-                break
-            continue
-        seen.append(line)
-        if line.strip() == f"{PAUSE_MARKER}{point}":
-            return
-    raise AssertionError(f"publish never paused at {point}; stderr: {''.join(seen)}")
-
-
-def sigkill(process: subprocess.Popen[str]) -> None:
-    """SIGKILL: no handler, no cleanup, no rollback by the process itself."""
-    process.send_signal(signal.SIGKILL)
-    process.wait(timeout=30)
-    if process.stdout is not None:
-        process.stdout.close()
-    assert process.returncode == -signal.SIGKILL
 
 
 # --- the database, read directly -----------------------------------------------------------

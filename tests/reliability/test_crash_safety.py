@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.catalog.publish_support import SubprocessDatabase, TemplateDatabase
+from tests.catalog.publish_support import SubprocessDatabase, TemplateDatabase, sigkill, wait_for_pause
 from tests.e2e.harness import GunicornServer
 from tests.reliability.support import (
     READ_TOKEN,
@@ -29,10 +29,8 @@ from tests.reliability.support import (
     healthz_sha,
     integrity_problems,
     server_env,
-    sigkill,
     snapshots,
     start_paused_publish,
-    wait_for_pause,
     worker_pids,
 )
 from tests.skillrepo import SkillRepo
