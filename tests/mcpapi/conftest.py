@@ -6,7 +6,6 @@ import itertools
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -126,16 +125,6 @@ def config_with(**changes: Any) -> dict[str, Any]:
         else:
             config[key] = value
     return config
-
-
-@pytest.fixture
-def make_repo(tmp_path: Path) -> Callable[..., SkillRepo]:
-    counter = itertools.count()
-
-    def make(config: dict[str, Any] | None = None) -> SkillRepo:
-        return SkillRepo(tmp_path / f"repo{next(counter)}", config=config)
-
-    return make
 
 
 def publish_head(repo: SkillRepo, message: str = "update skills") -> str:

@@ -8,10 +8,8 @@ Two kinds of tests live here:
 Every module marks its tests `reliability` (deselect them with `-m "not reliability"`).
 """
 
-import itertools
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -48,16 +46,6 @@ def mcp() -> McpClient:
 @pytest.fixture
 def mcp_zdr() -> McpClient:
     return McpClient(ZDR_TOKEN)
-
-
-@pytest.fixture
-def make_repo(tmp_path: Path) -> Callable[..., SkillRepo]:
-    counter = itertools.count()
-
-    def make(config: dict[str, Any] | None = None) -> SkillRepo:
-        return SkillRepo(tmp_path / f"repo{next(counter)}", config=config)
-
-    return make
 
 
 @pytest.fixture(scope="session")
