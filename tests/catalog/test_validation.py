@@ -5,8 +5,10 @@ import hashlib
 import pytest
 
 from catalog.hashing import content_hash
+from catalog.report import BaseSkill, ValidatedFile
+from catalog.rules import media_type_for
 from catalog.trees import WorkingTree
-from catalog.validation import BaseSkill, ValidatedFile, base_skills_from_tree, media_type_for
+from catalog.validation import base_skills_from_tree
 from tests.catalog.tree_support import (
     base_of,
     codes,
