@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import yaml
 
 from catalog import publishing, reuse, scan
 from catalog.errors import PublishError
@@ -361,10 +360,3 @@ def test_a_skills_dir_that_is_no_directory_is_still_reported(skill_repo: SkillRe
     assert codes(report) == {("skills", "skills_dir_not_directory")}
     assert report.known_valid == []
 
-
-def test_the_rules_fingerprint_names_the_code_and_the_parsers(monkeypatch: pytest.MonkeyPatch) -> None:
-    current = rules_fingerprint()
-    assert len(current) == 64
-    assert rules_fingerprint.__wrapped__() == current
-    monkeypatch.setattr(yaml, "__version__", "0.0")
-    assert rules_fingerprint.__wrapped__() != current
