@@ -1,4 +1,5 @@
-"""Incremental publish: skills unchanged since the active snapshot are not read again.
+"""catalog.reuse, through publish: skills unchanged since the active snapshot are not read
+again.
 
 Every test here looks at which paths the publish actually read from git (a spy on
 GitTree), and at the verdict: reuse must never let through anything a full validation
@@ -359,4 +360,3 @@ def test_a_skills_dir_that_is_no_directory_is_still_reported(skill_repo: SkillRe
 
     assert codes(report) == {("skills", "skills_dir_not_directory")}
     assert report.known_valid == []
-
