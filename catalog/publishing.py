@@ -259,8 +259,6 @@ def _validate(
         raise PublishError(
             f"{tree.label} is not valid ({count} problem{'s' if count != 1 else ''}):\n" + "\n".join(lines)
         )
-    if report.config is None:  # a missing or bad config is a problem; never store without one
-        raise PublishError(f"{tree.label}: registry.config.json could not be read")
     return report
 
 

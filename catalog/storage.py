@@ -54,6 +54,7 @@ def store_snapshot(
     The skills of report.known_valid keep the SkillVersion of `reused`; they are still
     referenced by the active snapshot (checked unchanged under the lock), so no prune
     can have removed them."""
+    # A report without a config always holds its problem, and no report with problems is stored.
     assert report.config is not None
     kept = [(sid, reused[sid]) for sid in report.known_valid]
     counts = StoreCounts()
