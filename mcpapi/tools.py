@@ -15,6 +15,7 @@ from typing import Any
 
 from catalog import index as catalog
 from catalog.index import SkillEntry, SnapshotRef
+from catalog.paths import is_well_formed_path
 from mcpapi import cursors
 from mcpapi.jsonrpc import InvalidParams, RawJson, dumps_text
 from mcpapi.params import validate_object
@@ -174,13 +175,6 @@ def page_end(data: bytes, offset: int, page_bytes: int) -> int:
 
 def _is_continuation_byte(byte: int) -> bool:
     return byte & 0xC0 == 0x80
-
-
-def is_well_formed_path(path: str) -> bool:
-    """SPEC §9: empty, '%', backslash, NUL, a leading '/', or a '.'/'..' segment is invalid."""
-    if not path or path.startswith("/") or any(char in path for char in "%\\\0"):
-        return False
-    return not any(segment in (".", "..") for segment in path.split("/"))
 
 
 TOOLS: dict[str, Tool] = {

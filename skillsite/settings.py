@@ -107,6 +107,9 @@ MCP_RATE_LIMIT_PER_MINUTE = env_int("MCP_RATE_LIMIT_PER_MINUTE", 0, minimum=0)
 
 # How long `publish` waits for another publish to finish before giving up.
 PUBLISH_LOCK_TIMEOUT_SECONDS = env_float("PUBLISH_LOCK_TIMEOUT_SECONDS", 300.0, minimum=0)
+# Tests only: stop a publish at a named point of its store phase (catalog/checkpoints.py).
+PUBLISH_PAUSE_AT = env_str("SKILLS_PUBLISH_PAUSE_AT")
+PUBLISH_PAUSE_SECONDS = env_float("SKILLS_PUBLISH_PAUSE_SECONDS", 60.0, minimum=0)
 
 # Behind a reverse proxy (SPEC §8): the forwarded-proto header is trusted only when named here,
 # e.g. DJANGO_PROXY_SSL_HEADER=X-Forwarded-Proto (the proxy must set it to "https" and strip

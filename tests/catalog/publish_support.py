@@ -20,7 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 from psycopg import sql
 
-from catalog.publishing import PAUSE_MARKER
+from catalog.checkpoints import PAUSE_MARKER
 from tests.skillrepo import PROJECT_DIR, SkillRepo
 
 MANAGE = str(PROJECT_DIR / "manage.py")

@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from catalog.report import ValidationReport
 from catalog.trees import WorkingTree
-from catalog.validation import ValidationReport, validate_tree
+from catalog.validation import validate_tree
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""registry.config.json parsing (SPEC §3)."""
+"""registry.config.json parsing (docs/reference.md#registryconfigjson)."""
 
 import copy
 import json

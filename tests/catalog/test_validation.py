@@ -1,12 +1,13 @@
-"""Every rule of SPEC §2-3 over a whole repository, through real git trees."""
+"""Every rule (docs/reference.md#validation) over a whole repository, through real git trees."""
 
 import hashlib
 
 import pytest
 
 from catalog.hashing import content_hash
+from catalog.report import BaseSkill, ValidatedFile
 from catalog.trees import WorkingTree
-from catalog.validation import BaseSkill, ValidatedFile, base_skills_from_tree, media_type_for
+from catalog.validation import base_skills_from_tree
 from tests.catalog.tree_support import (
     base_of,
     codes,
@@ -609,24 +610,3 @@ def test_base_skills_are_read_even_without_a_config(skill_repo: SkillRepo) -> No
 def test_base_skills_of_a_working_tree(skill_repo: SkillRepo) -> None:
     skill_repo.add_skill("demo")
     assert set(base_skills_from_tree(WorkingTree(skill_repo.root))) == {"demo"}
-
-
-# --- media types ------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("path", "media_type"),
-    [
-        ("references/a.md", "text/markdown"),
-        ("references/a.txt", "text/plain"),
-        ("scripts/a.sh", "text/x-shellscript"),
-        ("scripts/a.py", "text/x-python"),
-        ("scripts/a.js", "text/javascript"),
-        ("scripts/a.ts", "text/typescript"),
-        ("scripts/a.rb", "text/x-ruby"),
-        ("scripts/A.MD", "text/markdown"),
-        ("references/a.csv", "text/plain"),
-    ],
-)
-def test_media_type_follows_the_extension(path: str, media_type: str) -> None:
-    assert media_type_for(path) == media_type

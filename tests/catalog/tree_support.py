@@ -7,8 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from catalog.report import BaseSkill, ValidationReport
 from catalog.trees import GitTree, WorkingTree, open_repo, resolve_commit
-from catalog.validation import BaseSkill, ValidationReport, base_skills_from_tree, validate_tree
+from catalog.validation import base_skills_from_tree, validate_tree
 from tests.skillrepo import DEFAULT_CONFIG, SkillRepo, skill_md
 
 

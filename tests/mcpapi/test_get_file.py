@@ -127,6 +127,8 @@ def test_a_file_cursor_from_an_older_revision_is_revision_unavailable(
         "references\\guide.md",
         "references/guide.md\0",
         "\0",
+        "references//guide.md",
+        "references/guide.md/",
     ],
 )
 def test_malformed_paths_are_invalid_path(mcp: McpClient, standard: Published, path: str) -> None:
@@ -142,8 +144,6 @@ def test_malformed_paths_are_invalid_path(mcp: McpClient, standard: Published, p
         "References/guide.md",
         "references/guide.md ",
         " references/guide.md",
-        "references//guide.md",
-        "references/guide.md/",
         "references",
         "guide.md",
     ],
@@ -166,6 +166,8 @@ def test_path_rules_as_a_function() -> None:
     assert is_well_formed_path("references/api/auth.md")
     assert is_well_formed_path("a..b/c.md")
     assert not is_well_formed_path("references/../x")
+    assert not is_well_formed_path("references//guide.md")
+    assert not is_well_formed_path("references/guide.md/")
 
 
 def test_page_end_backs_off_to_a_character_boundary() -> None:

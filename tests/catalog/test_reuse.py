@@ -1,4 +1,5 @@
-"""Incremental publish: skills unchanged since the active snapshot are not read again.
+"""catalog.reuse, through publish: skills unchanged since the active snapshot are not read
+again.
 
 Every test here looks at which paths the publish actually read from git (a spy on
 GitTree), and at the verdict: reuse must never let through anything a full validation
@@ -9,13 +10,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import yaml
 
-from catalog import publishing, validation
+from catalog import publishing, reuse, scan
+from catalog.errors import PublishError
+from catalog.fingerprint import rules_fingerprint
 from catalog.models import Snapshot, SnapshotSkill
-from catalog.publishing import Outcome, PublishError, publish
+from catalog.publishing import Outcome, publish
+from catalog.snapshots import ActiveSnapshot, read_active
 from catalog.trees import GitTree, open_repo, resolve_commit
-from catalog.validation import rules_fingerprint, validate_tree
+from catalog.validation import validate_tree
 from tests.catalog.publish_support import bump
 from tests.catalog.tree_support import codes, config_with
 from tests.skillrepo import SkillRepo
@@ -229,14 +232,15 @@ def test_an_active_commit_missing_from_the_repository_reuses_nothing(skill_repo:
     first = three_skills(skill_repo)
     publish(skill_repo.root, first)
     second = bump(skill_repo, "beta", "1.1.0", "Beta, better.\n")
-    active = publishing._read_active()
+    active = read_active()
     assert active is not None
-    skills = publishing._active_skills(active.id)
+    skills = reuse.active_skills(active.id)
+    fingerprint = rules_fingerprint()
     git_repo = open_repo(skill_repo.root)
     with GitTree(git_repo, resolve_commit(git_repo, second)) as tree:
-        assert set(publishing._reusable_skills(tree, active, skills)) == {"alpha", "gamma"}
-        missing = publishing._Active(active.id, "0123456789" * 4, active.published_at)
-        assert publishing._reusable_skills(tree, missing, skills) == {}
+        assert set(reuse.reusable_skills(tree, active, skills, fingerprint)) == {"alpha", "gamma"}
+        missing = ActiveSnapshot(active.id, "0123456789" * 4, active.published_at)
+        assert reuse.reusable_skills(tree, missing, skills, fingerprint) == {}
     git_repo.close()
 
 
@@ -285,7 +289,7 @@ def test_the_stored_snapshot_is_the_one_a_full_validation_stores(
     # The same commits again, every skill validated.
     assert publish(skill_repo.root, base, rollback=True).outcome is Outcome.REACTIVATED
     Snapshot.objects.filter(sha__in=[middle, newest]).delete()
-    monkeypatch.setattr(publishing, "_reusable_skills", lambda *args: {})
+    monkeypatch.setattr(publishing, "reusable_skills", lambda *args: {})
     assert publish(skill_repo.root, middle).reused_skills == 0
     assert publish(skill_repo.root, newest).reused_skills == 0
     full = {sha: snapshot_rows(sha) for sha in (middle, newest)}
@@ -338,7 +342,7 @@ def test_both_listings_give_the_full_verdict_on_the_rest(
     skill_repo.write("skills/stray.md", "stray\n")
     skill_repo.commit()
     full = validate_tree(commit_tree(skill_repo))
-    monkeypatch.setattr(validation, "_LIST_EACH_MAX", list_each_max)
+    monkeypatch.setattr(scan, "_LIST_EACH_MAX", list_each_max)
 
     report = validate_tree(commit_tree(skill_repo), known_valid={"alpha"})
 
@@ -356,11 +360,3 @@ def test_a_skills_dir_that_is_no_directory_is_still_reported(skill_repo: SkillRe
 
     assert codes(report) == {("skills", "skills_dir_not_directory")}
     assert report.known_valid == []
-
-
-def test_the_rules_fingerprint_names_the_code_and_the_parsers(monkeypatch: pytest.MonkeyPatch) -> None:
-    current = rules_fingerprint()
-    assert len(current) == 64
-    assert rules_fingerprint.__wrapped__() == current
-    monkeypatch.setattr(yaml, "__version__", "0.0")
-    assert rules_fingerprint.__wrapped__() != current
