@@ -10,14 +10,15 @@ import base64
 import hashlib
 import urllib.parse
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.utils.cache import patch_vary_headers
-from django.utils.safestring import mark_safe
+from django.utils.html import format_html_join
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_safe
 
@@ -40,7 +41,7 @@ CONTENT_SECURITY_POLICY = (
 
 # The mark beside the name, and the page's favicon (a data: URL, so nothing is fetched for it).
 _ICON_SVG = (
-    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32" aria-hidden="true">'
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32" width="48" height="48" aria-hidden="true">'
     '<rect width="32" height="32" rx="8" fill="#4338ca"/>'
     '<rect x="7" y="8" width="18" height="4" rx="2" fill="#ffffff"/>'
     '<rect x="7" y="14" width="18" height="4" rx="2" fill="#c7d2fe"/>'
@@ -84,6 +85,28 @@ class Landing:
         }
 
 
+def _unbroken_words(command: str) -> SafeString:
+    """The command's words each kept whole: a line may wrap between words, never inside one
+    at a hyphen ("--header" split as "-" / "-header" reads as another command). The text a
+    person copies is unchanged."""
+    lines = (
+        format_html_join(" ", '<span class="word">{}</span>', ((word,) for word in line.split(" ")))
+        for line in command.split("\n")
+    )
+    return mark_safe("\n".join(lines))  # noqa: S308 - every word escaped by format_html_join
+
+
+def _published(when: datetime | None) -> dict[str, str]:
+    """The publication time as a <time> element states it (whole seconds, UTC) and as shown."""
+    if when is None:
+        return {}
+    utc = when.astimezone(UTC)
+    return {
+        "published_datetime": utc.isoformat(timespec="seconds"),
+        "published_shown": utc.strftime("%Y-%m-%d %H:%M:%S UTC"),
+    }
+
+
 # csrf_exempt: nothing here changes state, so a POST is refused as a method (405), not as a forgery.
 @csrf_exempt
 @require_safe
@@ -99,8 +122,10 @@ def landing(request: HttpRequest) -> HttpResponse:
             "style": mark_safe(_STYLE),  # noqa: S308
             "icon_svg": mark_safe(_ICON_SVG),  # noqa: S308
             "icon_href": _ICON_HREF,
+            **_published(page.published_at),
             "token_variable": connect.TOKEN_VARIABLE,
-            "export_token": connect.export_token("<your token>"),
+            "export_token": _unbroken_words(connect.export_token("<your token>")),
+            "commands": [(client, _unbroken_words(client.command)) for client in page.clients],
         }
         response = HttpResponse(render_to_string("skillsite/landing.html", context))
         response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY

@@ -11,6 +11,7 @@ from django.test import Client
 
 from skillsite import connect
 from tests.landing.conftest import READ_TOKEN, SKILL_WORDS, ZDR_TOKEN, add_fixture_skills
+from tests.landing.pagetext import code_blocks
 from tests.skillrepo import SkillRepo
 
 pytestmark = pytest.mark.django_db
@@ -44,9 +45,8 @@ def test_the_page_names_the_active_snapshot_and_when_it_was_published(published:
     health = Client().get("/healthz").json()
     html = get_html()
     assert f'<code class="sha" id="registry-sha">{published}</code>' in html
-    assert f'<time datetime="{health["published_at"]}">' in html
-    shown = health["published_at"][:19].replace("T", " ")
-    assert f">{shown} UTC</time>" in html
+    seconds = health["published_at"][:19]
+    assert f'<time datetime="{seconds}+00:00">{seconds.replace("T", " ")} UTC</time>' in html
     assert "Nothing published yet" not in html
 
 
@@ -109,11 +109,8 @@ def test_every_connect_command_carries_the_url_of_the_host_asked(published: str)
     for entry in facts["clients"]:
         assert url in entry["command"], entry
         assert "testserver" not in entry["command"]
-    for command in connect.clients(url):
-        # Autoescaped, as the page must show it.
-        shown = command.command.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        shown = shown.replace('"', "&quot;").replace("'", "&#x27;")
-        assert f"<pre><code>{shown}</code></pre>" in html, command.name
+    shown = code_blocks(html)
+    assert shown == [connect.export_token("<your token>"), *(c.command for c in connect.clients(url))]
 
 
 def test_https_is_shown_only_when_the_configured_proxy_header_says_so(settings) -> None:
