@@ -115,23 +115,28 @@ def landing(request: HttpRequest) -> HttpResponse:
     if request.get_preferred_type([HTML, JSON]) == JSON:
         response: HttpResponse = JsonResponse(page.as_json())
     else:
-        context = {
-            "name": NAME,
-            "page": page,
-            # The project's own markup, never anything a request or a skill brings.
-            "style": mark_safe(_STYLE),  # noqa: S308
-            "icon_svg": mark_safe(_ICON_SVG),  # noqa: S308
-            "icon_href": _ICON_HREF,
-            **_published(page.published_at),
-            "token_variable": connect.TOKEN_VARIABLE,
-            "export_token": _unbroken_words(connect.export_token("<your token>")),
-            "commands": [(client, _unbroken_words(client.command)) for client in page.clients],
-        }
-        response = HttpResponse(render_to_string("skillsite/landing.html", context))
-        response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+        response = _html(page)
     patch_vary_headers(response, ["Accept"])
     # The active snapshot changes with every publish: never serve a stale one from a cache.
     response["Cache-Control"] = "no-store"
+    return response
+
+
+def _html(page: Landing) -> HttpResponse:
+    context = {
+        "name": NAME,
+        "page": page,
+        # The project's own markup, never anything a request or a skill brings.
+        "style": mark_safe(_STYLE),  # noqa: S308
+        "icon_svg": mark_safe(_ICON_SVG),  # noqa: S308
+        "icon_href": _ICON_HREF,
+        **_published(page.published_at),
+        "token_variable": connect.TOKEN_VARIABLE,
+        "export_token": _unbroken_words(connect.export_token("<your token>")),
+        "commands": [(client, _unbroken_words(client.command)) for client in page.clients],
+    }
+    response = HttpResponse(render_to_string("skillsite/landing.html", context))
+    response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     return response
 
 

@@ -98,3 +98,11 @@ def test_the_dom_chromium_builds_holds_the_mcp_url_and_nothing_of_a_skill(
     assert code_blocks(dom)[1:] == [client.command for client in connect.clients(mcp_url)]
     for secret in (READ_TOKEN, ZDR_TOKEN, "secret-ops", "Secret Ops", "alpha", "Review pull requests"):
         assert secret not in dom, secret
+
+
+def test_without_chromium_the_test_fails_saying_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(pytest.fail.Exception, match=r"apt-get update && apt-get install -y chromium"):
+        chromium(tmp_path, "--version")

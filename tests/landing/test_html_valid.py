@@ -62,3 +62,11 @@ def test_the_page_is_valid_html_before_and_after_a_publish(
     publish_repo(skill_repo, skill_repo.commit())
     messages = validate({"empty": empty, "published": page()}, tmp_path)
     assert messages == [], json.dumps(messages, indent=2, ensure_ascii=False)
+
+
+def test_without_java_the_test_fails_saying_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(pytest.fail.Exception, match=r"apt-get install -y default-jre-headless"):
+        validate({"page": b"<!DOCTYPE html>"}, tmp_path)
