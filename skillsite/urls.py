@@ -1,8 +1,11 @@
 from django.urls import include, path
 
 from mcpapi import views
+from skillsite import landing
 
 urlpatterns = [
+    path("", landing.landing, name="landing"),
+    path("favicon.ico", landing.favicon, name="favicon"),
     path("healthz", views.healthz, name="healthz"),
     # No trailing slash: the MCP endpoint URL is exact (clients and OAuth resources name it).
     path("mcp", views.mcp, name="mcp"),
