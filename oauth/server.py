@@ -1,4 +1,4 @@
-"""django-oauth-toolkit, bent to SPEC §10 where its settings are not enough.
+"""django-oauth-toolkit, bent to docs/reference.md#oauth where its settings are not enough.
 
 - RegistryServer: the authorization endpoint requires RFC 8707 `resource`, and it must
   be exactly OAUTH_RESOURCE (PUBLIC_BASE_URL/mcp). DOT accepts a request without one

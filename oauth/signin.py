@@ -1,4 +1,4 @@
-"""Who signed in through GitHub, and whether they may (SPEC §10).
+"""Who signed in through GitHub, and whether they may (docs/reference.md#oauth).
 
     sign_in(github_user) -> User
         The Django user for this GitHub account (created on first sign-in, keyed by

@@ -15,7 +15,7 @@ the bearer token it is sent:
     "redirect"                     302 to another path
     anything else ("bad" included) 401 {"message": "Bad credentials"}, as GitHub does
 
-The OAuth App web flow (SPEC §10) is stood in for too: register the app with
+The OAuth App web flow (docs/reference.md#oauth) is stood in for too: register the app with
 add_oauth_app(client_id, secret, callback), choose who is signed in on "GitHub"
 with sign_in_as(login), and then
 

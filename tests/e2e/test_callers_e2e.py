@@ -1,4 +1,4 @@
-"""Callers end to end (issue 5): gunicorn, a real database, a GitHub stand-in on 127.0.0.1.
+"""Callers end to end: gunicorn, a real database, a GitHub stand-in on 127.0.0.1.
 
 One gunicorn per module, with ONE worker and the default local-memory cache, so that
 "a second request with the same PAT makes no GitHub call" is about the product's cache

@@ -1,4 +1,4 @@
-"""Two gunicorn instances on ONE PostgreSQL database and one Redis (issue 6).
+"""Two gunicorn instances on ONE PostgreSQL database and one Redis.
 
 Both serve; a `manage.py publish` (a separate process on the same DATABASE_URL, as a
 deploy runs it) is served by both, /healthz and tools/call alike, within one second;

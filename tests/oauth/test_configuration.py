@@ -1,4 +1,4 @@
-"""OAuth is all on or all off (SPEC §10): a half configuration is a system check Error that
+"""OAuth is all on or all off (docs/reference.md#oauth): a half configuration is a system check Error that
 `manage.py check` reports and that stops gunicorn."""
 
 import subprocess

@@ -1,4 +1,4 @@
-"""/mcp with OAuth on: which access tokens it takes (SPEC §10), in process."""
+"""/mcp with OAuth on: which access tokens it takes (docs/reference.md#oauth), in process."""
 
 import pytest
 from django.test import Client

@@ -1,4 +1,4 @@
-"""With OAuth off (the default), nothing of SPEC §10 exists: every new path is Django's
+"""With OAuth off (the default), nothing of docs/reference.md#oauth exists: every new path is Django's
 plain 404 and no 401 names OAuth metadata."""
 
 import pytest

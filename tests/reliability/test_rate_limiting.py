@@ -140,12 +140,15 @@ def test_unauthenticated_requests_are_answered_401_and_never_counted(
 
 
 def test_the_cache_key_never_holds_the_token(settings) -> None:  # type: ignore[no-untyped-def]
-    from accounts.callers import Caller
+    from accounts.callers import Caller, CallerKind
+
+    def key_of(caller: Caller) -> str:
+        return throttling.CallerRateThrottle(caller).get_cache_key(None, None)  # type: ignore[arg-type]
 
     settings.MCP_RATE_LIMIT_PER_MINUTE = 5
-    key = throttling.CallerRateThrottle(Caller("github:Octo", False)).get_cache_key(None, None)  # type: ignore[arg-type]
-    same = throttling.CallerRateThrottle(Caller("oauth:octo", False)).get_cache_key(None, None)  # type: ignore[arg-type]
-    other = throttling.CallerRateThrottle(Caller("token:octo", False)).get_cache_key(None, None)  # type: ignore[arg-type]
+    key = key_of(Caller(CallerKind.GITHUB, "Octo", False))
+    same = key_of(Caller(CallerKind.OAUTH, "octo", False))
+    other = key_of(Caller(CallerKind.TOKEN, "octo", False))
     assert key == same != other
     assert "octo" not in key.lower()
 
