@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 from accounts.authentication import BearerTokenAuthentication, authenticate
 from accounts.callers import Caller, CallerKind
 from accounts.errors import InvalidToken, LoginNotAllowed, NotAuthenticated, UpstreamUnavailable
-from tests.accounts.conftest import READ_TOKEN, ZDR_TOKEN
+from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
 
 
 def raw(header: str):

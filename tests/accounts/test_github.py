@@ -11,8 +11,8 @@ from accounts.authentication import authenticate
 from accounts.callers import Caller, CallerKind
 from accounts.errors import InvalidToken, LoginNotAllowed, UpstreamUnavailable
 from accounts.models import AllowedLogin
-from tests import github_standin as standin
-from tests.accounts.conftest import ALICE_TOKEN, BOB_TOKEN, CAROL_TOKEN
+from tests.support import github_standin as standin
+from tests.support.tokens import ALICE_TOKEN, BOB_TOKEN, CAROL_TOKEN
 
 pytestmark = pytest.mark.django_db
 

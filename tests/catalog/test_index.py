@@ -21,7 +21,7 @@ from catalog.index import (
 from catalog.models import Snapshot
 from catalog.publishing import prune_snapshots, publish
 from tests.catalog.publish_support import bump, two_skills
-from tests.skillrepo import DEFAULT_CONFIG, SkillRepo
+from tests.support.repos import DEFAULT_CONFIG, SkillRepo
 
 
 @pytest.fixture(autouse=True)

@@ -3,8 +3,8 @@
 import httpx
 import pytest
 
-from tests.oauth.conftest import OAuthRegistry
-from tests.oauth.flow import CLAUDE_CALLBACK, BrowserStopped, pkce, query
+from tests.support.oauth_flow import CLAUDE_CALLBACK, BrowserStopped, pkce, query
+from tests.support.oauth_registry import OAuthRegistry
 
 pytestmark = pytest.mark.e2e
 

@@ -12,8 +12,8 @@ import pytest
 from accounts import github as gh
 from accounts.errors import UpstreamUnavailable
 from oauth import github
-from tests.github_standin import GitHubStandIn
-from tests.oauth.inprocess import turn_oauth_on
+from tests.support.github_standin import GitHubStandIn
+from tests.support.oauth_inprocess import turn_oauth_on
 
 CLIENT_ID = "Iv1.inprocess"
 SECRET = "inprocess-secret"

@@ -4,8 +4,9 @@ import pytest
 from django.test import Client
 
 from accounts.models import AllowedLogin
-from tests.mcpapi.conftest import READ_TOKEN, McpClient
-from tests.oauth.inprocess import METADATA_URL, RESOURCE, make_identity, make_token, turn_oauth_on
+from tests.support.mcp import McpClient
+from tests.support.oauth_inprocess import METADATA_URL, RESOURCE, make_identity, make_token, turn_oauth_on
+from tests.support.tokens import READ_TOKEN
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ plain 404 and no 401 names OAuth metadata."""
 import pytest
 from django.test import Client
 
-from tests.mcpapi.conftest import McpClient
+from tests.support.mcp import McpClient
 
 pytestmark = pytest.mark.django_db
 

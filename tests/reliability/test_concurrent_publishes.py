@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.catalog.publish_support import MANAGE, SubprocessDatabase
-from tests.reliability.support import active_sha, integrity_problems, query, snapshots
-from tests.skillrepo import SkillRepo
+from tests.support.databases import SubprocessDatabase, query
+from tests.support.integrity import active_sha, integrity_problems, snapshots
+from tests.support.project import MANAGE
+from tests.support.repos import SkillRepo
 
 pytestmark = pytest.mark.reliability
 

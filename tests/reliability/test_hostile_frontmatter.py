@@ -25,7 +25,8 @@ from catalog import validation
 from catalog.skillfile import KNOWN_KEYS, parse_skill_file
 from catalog.trees import WorkingTree
 from catalog.validation import validate_tree
-from tests.skillrepo import DEFAULT_CONFIG, PROJECT_DIR
+from tests.support.project import PROJECT_DIR
+from tests.support.repos import DEFAULT_CONFIG
 
 pytestmark = pytest.mark.reliability
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, example, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from tests.reliability.support import McpClient, Registry
+from tests.support.mcp import McpClient, Registry
 
 pytestmark = pytest.mark.reliability
 

@@ -24,10 +24,12 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from mcpapi import views
-from tests.catalog.publish_support import TemplateDatabase
-from tests.e2e.harness import GunicornServer
-from tests.reliability.support import READ_TOKEN, McpClient, Registry, gunicorn, server_env
-from tests.skillrepo import SkillRepo
+from tests.support.databases import TemplateDatabase
+from tests.support.e2e import server_env
+from tests.support.gunicorn import GunicornServer, running_gunicorn
+from tests.support.mcp import McpClient, Registry
+from tests.support.repos import SkillRepo
+from tests.support.tokens import READ_TOKEN
 
 pytestmark = pytest.mark.reliability
 
@@ -330,7 +332,7 @@ def live(template_db: TemplateDatabase, tmp_path_factory: pytest.TempPathFactory
         repo.add_skill("secret-ops", body="Secret.\n", required_zdr=True)
         done = database.manage("publish", repo.commit("skills"), "--repo", str(repo.root))
         assert done.returncode == 0, done.stderr
-        with gunicorn(server_env(database), Path(workdir)) as server:
+        with running_gunicorn(server_env(database), Path(workdir)) as server:
             yield server
 
 

@@ -14,8 +14,9 @@ import pytest
 from catalog.publishing import PublishError, publish
 from catalog.trees import GitTree, open_repo, resolve_commit
 from catalog.validation import validate_tree
-from tests.reliability.support import McpClient
-from tests.skillrepo import DEFAULT_CONFIG, SkillRepo, skill_md
+from tests.support.mcp import McpClient
+from tests.support.repos import DEFAULT_CONFIG, SkillRepo
+from tests.support.skillmd import skill_md
 
 pytestmark = [pytest.mark.reliability, pytest.mark.django_db]
 

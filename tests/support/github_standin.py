@@ -33,10 +33,10 @@ A special token may carry a suffix after a hyphen ("boom-1f2e3d"): tests that
 must not share a cache entry, or must find a token in their output, use one.
 
 `calls[token]` counts the requests per token; `requests` keeps each request's
-headers. Use it as a context manager, through the `github_standin` fixture
-(import it into a conftest.py), or from a shell:
+headers. Use it as a context manager (tests/accounts/conftest.py's `github` fixture), or
+from a shell:
 
-    python -m tests.github_standin --port 8765 --user TOKEN=LOGIN[:ID] ...
+    python -m tests.support.github_standin --port 8765 --user TOKEN=LOGIN[:ID] ...
 """
 
 import argparse
@@ -47,13 +47,10 @@ import json
 import secrets
 import threading
 from collections import Counter
-from collections.abc import Iterator
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
-
-import pytest
 
 BAD = "bad"
 BOOM = "boom"
@@ -284,13 +281,6 @@ def _handler_for(standin: GitHubStandIn) -> type[BaseHTTPRequestHandler]:
                 pass  # the client stopped reading (e.g. a bounded read of "huge")
 
     return Handler
-
-
-@pytest.fixture
-def github_standin() -> Iterator[GitHubStandIn]:
-    """A running stand-in; point GITHUB_API_URL at `.url`."""
-    with GitHubStandIn() as standin:
-        yield standin
 
 
 def main() -> None:
