@@ -7,8 +7,9 @@ The same (skills, seed) always gives byte-identical files, so the same commit
 tree (commit SHAs differ only through the fixed author date, which is pinned
 too). Every skill is valid (docs/reference.md#skill-format): frontmatter with
 schema_version, id, name, description, version, tags, keywords, files, required_zdr
-(and sometimes requires), written by tests/support/skillmd.py; a Markdown body of 1-8 KB in total with the frontmatter; 0-4
-supporting files of 0.5-20 KB under references/, templates/ or scripts/.
+(and sometimes requires), written by tests/support/skillmd.py; a Markdown body of
+1-8 KB in total with the frontmatter; 0-4 supporting files of 0.5-20 KB under
+references/, templates/ or scripts/.
 Everything is ASCII apart from an occasional em dash, so byte and character
 sizes are close but not equal (paging code sees multi-byte characters).
 

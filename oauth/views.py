@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib.auth import login, logout
 from django.contrib.auth.models import AnonymousUser
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse, QueryDict
 from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
@@ -132,8 +132,9 @@ class ConsentView(AuthorizationView):
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if request.GET.get("approval_prompt"):
-            request.GET = request.GET.copy()
-            request.GET.pop("approval_prompt")
+            kept = request.GET.copy()
+            kept.pop("approval_prompt")
+            request.GET = QueryDict(kept.urlencode())
         if request.user.is_authenticated:
             try:
                 self.caller = signed_in_caller(request.user)

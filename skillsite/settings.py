@@ -49,7 +49,7 @@ TEMPLATES = [
 SQLITE_BUSY_TIMEOUT_SECONDS = env_float("SQLITE_BUSY_TIMEOUT_SECONDS", 30.0, minimum=0)
 
 
-def database_from_url(url: str) -> dict:
+def database_from_url(url: str) -> dj_database_url.DBConfig:
     """One DATABASES entry from a URL, with the SQLite tuning serving relies on.
 
     WAL lets readers run beside a publishing writer; IMMEDIATE transactions take
