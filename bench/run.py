@@ -118,33 +118,32 @@ def run(args) -> dict:
         results["settings"]["gunicorn"] = gunicorn_settings(env)
         steps = []
         print("publish:")
-        if True:
-            steps.append(publish_step("migrate (empty database)", manage("migrate", "--noinput"), env, 600))
-            steps.append(
-                publish_step(
-                    f"publish {args.skills:,} skills from empty",
-                    manage("publish", corpus.sha, "--repo", str(repo)),
-                    env,
-                    args.publish_timeout,
-                )
+        steps.append(publish_step("migrate (empty database)", manage("migrate", "--noinput"), env, 600))
+        steps.append(
+            publish_step(
+                f"publish {args.skills:,} skills from empty",
+                manage("publish", corpus.sha, "--repo", str(repo)),
+                env,
+                args.publish_timeout,
             )
-            change = corpus_mod.change_one(repo)
-            step = publish_step(
-                "publish a one-skill change on top",
+        )
+        change = corpus_mod.change_one(repo)
+        step = publish_step(
+            "publish a one-skill change on top",
+            manage("publish", change["sha"], "--repo", str(repo)),
+            env,
+            args.publish_timeout,
+        )
+        step["changed"] = {key: change[key] for key in ("id", "old_version", "version")}
+        steps.append(step)
+        steps.append(
+            publish_step(
+                "publish the same SHA again (no-op)",
                 manage("publish", change["sha"], "--repo", str(repo)),
                 env,
                 args.publish_timeout,
             )
-            step["changed"] = {key: change[key] for key in ("id", "old_version", "version")}
-            steps.append(step)
-            steps.append(
-                publish_step(
-                    "publish the same SHA again (no-op)",
-                    manage("publish", change["sha"], "--repo", str(repo)),
-                    env,
-                    args.publish_timeout,
-                )
-            )
+        )
         results["publish"] = steps
 
         if args.profile:

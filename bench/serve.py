@@ -45,28 +45,10 @@ def measure_ceiling(args, env: dict, workdir: Path, label: str, middleware: str 
     with launched(CEILING_APP, ceiling_env, workdir / "gunicorn-ceiling.log") as server:
         wait_ready(server, ceiling_probe, label)
         body = tool_call("skills_list", {"limit": 50})
-        run_wrk(
-            server.url + "/mcp",
-            body,
-            TOKEN,
-            args.warmup,
-            args.connections,
-            args.threads,
-            None,
-            workdir,
-            "warm",
-        )
-        result = run_wrk(
-            server.url + "/mcp",
-            body,
-            TOKEN,
-            args.duration,
-            args.connections,
-            args.threads,
-            server.pid,
-            workdir,
-            label,
-        )
+        # A warm-up run first (its figures are dropped), then the measured one.
+        url = server.url + "/mcp"
+        for seconds, master, name in ((args.warmup, None, "warm"), (args.duration, server.pid, label)):
+            result = run_wrk(url, body, TOKEN, seconds, args.connections, args.threads, master, workdir, name)
         result.extra["worker_rss_mb"] = [round(rss_mb(pid) or 0, 1) for pid in server.workers()]
     print(f"  {format_load(result)}", flush=True)
     return result

@@ -16,11 +16,6 @@ AUTHORIZATION_CODE_SECONDS = 60
 SIGN_IN_SESSION_SECONDS = 3600
 
 
-def is_loopback_http(url: str) -> bool:
-    parts = urlsplit(url)
-    return parts.scheme == "http" and (parts.hostname or "") in LOOPBACK_HOSTS
-
-
 def base_url_problem(url: str) -> str | None:
     """Why `url` cannot be PUBLIC_BASE_URL (https://host[:port], or http on loopback), or None."""
     try:

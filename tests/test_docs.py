@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+from tests.support.project import PROJECT_DIR
+
 DEPLOY_DOC = PROJECT_DIR / "docs" / "deploy.md"
 README = PROJECT_DIR / "README.md"
 

@@ -13,11 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from catalog import index as catalog_index
 from catalog.publishing import publish
-from mcpapi.registry import clear_search_cache
 from tests.support.databases import SubprocessDatabase, TemplateDatabase
-from tests.support.mcp import McpClient, Registry
+from tests.support.mcp import McpClient, Registry, only_static_callers
 from tests.support.repos import SkillRepo
 from tests.support.standard import ZDR_ID, add_standard_skills
 from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
@@ -26,18 +24,9 @@ from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
 @pytest.fixture(autouse=True)
 def reliability_settings(settings) -> Iterator[None]:
     """Known callers, no rate limit unless a test turns it on, nothing reaching GitHub."""
-    settings.SKILLS_READ_TOKENS = [READ_TOKEN]
-    settings.SKILLS_ZDR_TOKENS = [ZDR_TOKEN]
-    settings.ALLOWED_GITHUB_LOGINS = []
-    settings.ZDR_GITHUB_LOGINS = []
-    settings.GITHUB_API_URL = "http://127.0.0.1:9"
-    settings.MCP_ALLOWED_ORIGINS = []
     settings.MCP_RATE_LIMIT_PER_MINUTE = 0
-    catalog_index.clear_index_cache()
-    clear_search_cache()
-    yield
-    catalog_index.clear_index_cache()
-    clear_search_cache()
+    with only_static_callers(settings):
+        yield
 
 
 @pytest.fixture

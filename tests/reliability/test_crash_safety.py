@@ -1,7 +1,8 @@
-"""Crash safety through gunicorn (SPEC §4): a publish killed with SIGKILL at any point of its
-store phase leaves the previous snapshot active and serving, no partial snapshot visible and
-no stray rows; the next publish succeeds. A gunicorn worker killed in the middle of a request
-is replaced by the master, requests queued behind it are served, and nothing is corrupted.
+"""Crash safety through gunicorn (docs/reference.md#commands): a publish killed with SIGKILL at
+any point of its store phase leaves the previous snapshot active and serving, no partial
+snapshot visible and no stray rows; the next publish succeeds. A gunicorn worker killed in the
+middle of a request is replaced by the master, requests queued behind it are served, and
+nothing is corrupted.
 
 (tests/catalog/test_snapshot_commands.py checks the database side of a killed publish; here
 the same crashes happen while a real server answers requests, before and after the kill.)

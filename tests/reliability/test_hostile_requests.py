@@ -1,7 +1,8 @@
-"""Hostile JSON-RPC bodies (SPEC §6, §9): whatever an authenticated caller POSTs to /mcp (wrong
-types, huge numbers, deep nesting, very long strings, lone surrogates, invalid UTF-8, random
-bytes), the answer is never a 5xx, never a traceback, never an internal error (-32603), and
-always well-formed JSON. Oversized bodies are refused with 413 before anything parses them.
+"""Hostile JSON-RPC bodies (docs/reference.md#mcp-methods, #errors): whatever an authenticated
+caller POSTs to /mcp (wrong types, huge numbers, deep nesting, very long strings, lone
+surrogates, invalid UTF-8, random bytes), the answer is never a 5xx, never a traceback, never
+an internal error (-32603), and always well-formed JSON. Oversized bodies are refused with 413
+before anything parses them.
 
 Most examples run in-process (django.test.Client re-raises any exception a view lets
 through); a smaller sample goes through gunicorn, where the framing is real.
@@ -360,7 +361,7 @@ def test_no_hostile_body_gets_a_server_error_through_gunicorn(
 
 
 def test_oversized_bodies_are_413_through_gunicorn(live: GunicornServer, live_http: httpx.Client) -> None:
-    limit = 1024 * 1024  # SPEC §9
+    limit = 1024 * 1024  # docs/reference.md#limits
     for body in (b"{" + b" " * limit, b"\xff" * (limit + 1)):
         response = live_http.post(live.mcp_url, content=body)
         assert response.status_code == 413, response.text[:200]

@@ -1,4 +1,4 @@
-"""Every limit of registry.config.json at its edge (SPEC §3, §9: limits are inclusive). For
+"""Every limit of registry.config.json at its edge (docs/reference.md#limits: limits are inclusive). For
 each one, a commit exactly at the limit publishes (or a request exactly at it works) and one
 more is refused, with the problem named. Small limits keep it fast.
 """

@@ -1,9 +1,8 @@
-"""Publishing under load (SPEC §4, §6): while 8 client threads read through gunicorn, another
-process switches the active snapshot between two commits 20 times. No request fails, and
-every answer is exactly the content of the revision its own `registry_sha` names: a
-publish in the middle of a request never mixes revisions, and no worker serves stale
-or half-switched content.
-"""
+"""Publishing under load (docs/reference.md#commands, #mcp-methods): while 8 client threads read
+through gunicorn, another process switches the active snapshot between two commits 20 times. No
+request fails, and every answer is exactly the content of the revision its own `registry_sha`
+names: a publish in the middle of a request never mixes revisions, and no worker serves stale
+or half-switched content."""
 
 import hashlib
 import subprocess

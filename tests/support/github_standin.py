@@ -52,6 +52,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+from tests.support.http_answers import send
+
 BAD = "bad"
 BOOM = "boom"
 RATELIMIT = "ratelimit"
@@ -269,16 +271,7 @@ def _handler_for(standin: GitHubStandIn) -> type[BaseHTTPRequestHandler]:
         def _raw(
             self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None
         ) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            try:
-                self.wfile.write(body)
-            except OSError:
-                pass  # the client stopped reading (e.g. a bounded read of "huge")
+            send(self, status, body, content_type, headers)
 
     return Handler
 

@@ -10,6 +10,8 @@ Registry                a published repository and exactly what it holds, by ski
 
 import itertools
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,9 +19,11 @@ import httpx
 from django.http import HttpResponse
 from django.test import Client
 
+from catalog import index as catalog_index
 from catalog.publishing import publish
+from mcpapi.registry import clear_search_cache
 from tests.support.repos import SkillRepo
-from tests.support.tokens import READ_TOKEN
+from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
 
 ACCEPT = "application/json, text/event-stream"
 
@@ -123,6 +127,24 @@ class HttpMcp:
         result = response.json()["result"]
         assert result["isError"] is False, result
         return result["structuredContent"]
+
+
+@contextmanager
+def only_static_callers(settings: Any) -> Iterator[None]:
+    """For pytest-django's `settings`: READ_TOKEN and ZDR_TOKEN, no GitHub login, nothing
+    that could reach a real GitHub, no Origin list; the per-process caches empty before and
+    after (an index built for one test's database must not serve another's)."""
+    settings.SKILLS_READ_TOKENS = [READ_TOKEN]
+    settings.SKILLS_ZDR_TOKENS = [ZDR_TOKEN]
+    settings.ALLOWED_GITHUB_LOGINS = []
+    settings.ZDR_GITHUB_LOGINS = []
+    settings.GITHUB_API_URL = "http://127.0.0.1:9"
+    settings.MCP_ALLOWED_ORIGINS = []
+    catalog_index.clear_index_cache()
+    clear_search_cache()
+    yield
+    catalog_index.clear_index_cache()
+    clear_search_cache()
 
 
 def publish_head(repo: SkillRepo, message: str = "update skills") -> str:
