@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from skillsite import connect
-from tests.e2e.conftest import READ_TOKEN, ZDR_TOKEN, build_fixture_repo
-from tests.e2e.harness import GunicornServer, TempDatabase
 from tests.landing import png
 from tests.landing.pagetext import code_blocks
+from tests.support.e2e import serving_standard_registry
+from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
 
 pytestmark = pytest.mark.e2e
 
@@ -38,14 +38,8 @@ class Served:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     workdir = tmp_path_factory.mktemp("landing-browser")
-    repo = build_fixture_repo(workdir / "repo")
-    sha = repo.git("rev-parse", "HEAD")
-    with TempDatabase(workdir / "db") as database:
-        env = database.env(SKILLS_READ_TOKENS=READ_TOKEN, SKILLS_ZDR_TOKENS=ZDR_TOKEN, LOG_FORMAT="plain")
-        database.manage("migrate", "--noinput", "-v", "0", env=env)
-        database.manage("publish", sha, "--repo", str(repo.root), env=env)
-        with GunicornServer(env, workers=1, log_path=workdir / "gunicorn.log") as server:
-            yield Served(url=f"{server.url}/", sha=sha)
+    with serving_standard_registry(workdir, workers=1, LOG_FORMAT="plain") as registry:
+        yield Served(url=f"{registry.url}/", sha=registry.sha)
 
 
 def chromium(workdir: Path, *args: str) -> subprocess.CompletedProcess[str]:

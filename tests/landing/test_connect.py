@@ -8,7 +8,7 @@ import shlex
 import pytest
 
 from skillsite import connect
-from tests.skillrepo import PROJECT_DIR
+from tests.support.project import PROJECT_DIR
 
 DOCS = (PROJECT_DIR / "docs" / "client-setup.md").read_text()
 DOCS_URL = "https://skills.example.com/mcp"

