@@ -87,7 +87,7 @@ def skills_search(args: dict[str, Any], registry: RegistryView) -> dict[str, Any
     results = ",".join(
         hit.skill.metadata_json()[:-1]
         + ',"match_reasons":'
-        + dumps_text(hit.reasons())
+        + dumps_text([{"rule": rule, "term": term} for rule, term in hit.match_reasons()])
         + ',"excerpt":'
         + dumps_text(hit.excerpt(settings.excerpt_chars))
         + "}"
