@@ -43,8 +43,8 @@ RULES = ("exact", "tag", "keyword", "name", "description", "body")
 # Rankings an index remembers per (query, tags): 4 bytes per result each.
 RANKED_CACHE_SIZE = 128
 # Hits a remembered ranking keeps, with their reasons and excerpts once worked out: the first
-# pages, which repeated queries ask for again.
-KEPT_HITS = 100
+# two default pages, which repeated queries ask for again (about 1 KB a hit).
+KEPT_HITS = 40
 _NOWHERE: tuple[int, ...] = ()
 # Postings this short are tuples (a one-skill tuple is 48 bytes, a frozenset 216).
 _SMALL_POSTINGS = 8
@@ -66,15 +66,17 @@ class Term:
 class Query:
     """A query as search reads it."""
 
-    whole: str  # normalise(query)
-    folded: str  # the case-folded query, for whole-label matches
+    whole: str  # normalise(query): what the exact rule and whole labels are compared with
     terms: tuple[Term, ...]
     content_words: frozenset[str]  # every word of the query that is not a stop word
     all_words: tuple[str, ...]  # every distinct word, stop words included, in order
 
 
 def parse_query(query: str) -> Query:
-    found = words(query)
+    """The terms and words of `query`, read from its normal form (so that two queries with
+    one normal form are one query)."""
+    whole = normalise(query)
+    found = words(whole)
     terms: dict[str, Term] = {}
     content = set()
     for word in found:
@@ -85,8 +87,7 @@ def parse_query(query: str) -> Query:
         if word_stem not in terms:
             terms[word_stem] = Term(word, word_stem)
     return Query(
-        whole=normalise(query),
-        folded=query.casefold(),
+        whole=whole,
         terms=tuple(terms.values()),
         content_words=frozenset(content),
         all_words=tuple(dict.fromkeys(found)),
@@ -137,7 +138,7 @@ class _Labels:
         for word in query.all_words:
             for label, positions in self._by_first_word.get(word, ()):
                 if position in positions and label not in query.content_words:
-                    if found_whole(label, query.folded):
+                    if found_whole(label, query.whole):
                         found.append(label)
         return found
 
@@ -148,7 +149,7 @@ class _Labels:
             counts.update(self._by_stem.get(term.stem, _NOWHERE))
         for word in query.all_words:
             for label, positions in self._by_first_word.get(word, ()):
-                if label not in query.content_words and found_whole(label, query.folded):
+                if label not in query.content_words and found_whole(label, query.whole):
                     counts.update(positions)
         return counts
 

@@ -145,9 +145,10 @@ def measure(module: ModuleType, skills: list, query_list: list[str]) -> dict:
     gc.collect()
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
-    index = module.SearchIndex(skills)
+    kept = module.SearchIndex(skills)
     held = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
+    del kept
     return {
         "skills": len(skills),
         "queries": len(query_list),
@@ -161,7 +162,9 @@ def measure(module: ModuleType, skills: list, query_list: list[str]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--skills", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--queries", type=int, default=200)
