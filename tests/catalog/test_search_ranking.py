@@ -144,7 +144,8 @@ def test_the_tiers_rank_in_order_exact_tag_keyword_text() -> None:
         skill("by-tag", tags=("deploy",)),
         skill("deploy"),  # the exact id
     ]
-    assert ranked(skills, "deploy") == ["deploy", "by-tag", "by-keyword", "by-name", "by-description", "by-body"]
+    expected = ["deploy", "by-tag", "by-keyword", "by-name", "by-description", "by-body"]
+    assert ranked(skills, "deploy") == expected
 
 
 def test_an_exact_name_ranks_first_and_is_trimmed_and_case_insensitive() -> None:
@@ -222,7 +223,8 @@ def test_the_tags_filter_needs_every_tag_case_insensitively() -> None:
     assert [s.id for s in index.with_tags(["GIT"])] == ["a", "b"]
     assert [s.id for s in index.with_tags(["git", "Review"])] == ["a"]
     assert [s.id for s in index.with_tags([])] == ["a", "b", "c"]
-    assert ranked([skill("a", tags=("git",), body="steps"), skill("b", body="steps")], "steps", ("Git",)) == ["a"]
+    steps = [skill("a", tags=("git",), body="steps"), skill("b", body="steps")]
+    assert ranked(steps, "steps", ("Git",)) == ["a"]
 
 
 # --- reasons ----------------------------------------------------------------------------------
@@ -311,7 +313,8 @@ def test_the_excerpt_falls_back_to_the_body_around_its_earliest_matched_word() -
 
 def test_the_excerpt_is_the_start_of_the_description_when_no_text_matched() -> None:
     description = "Starts here and goes on " + "z" * 300
-    assert hit_of(skill("s", description=description, tags=("tagged",)), "tagged").excerpt(25) == description[:25]
+    hit = hit_of(skill("s", description=description, tags=("tagged",)), "tagged")
+    assert hit.excerpt(25) == description[:25]
 
 
 def test_a_short_description_is_its_own_excerpt() -> None:

@@ -5,7 +5,6 @@ import pytest
 
 from tests.mcpapi.conftest import ZDR_TOKEN, McpClient, config_with, publish_head
 
-
 # --- through skills_search ----------------------------------------------------------------
 
 
@@ -123,10 +122,15 @@ def test_a_zdr_skill_moves_no_uncleared_ranking(mcp: McpClient, make_repo) -> No
     publish_head(repo, "public only")
     before = mcp.ok("skills_search", query="rotate deploy")["results"]
     for n in range(5):
-        repo.add_skill(f"zdr-{n}", description="Rotate, rotate the vault.", body="Steps.\n", required_zdr=True)
+        repo.add_skill(
+            f"zdr-{n}",
+            description="Rotate, rotate the vault.",
+            body="Steps.\n",
+            required_zdr=True,
+        )
     publish_head(repo, "with zdr skills")
     after = mcp.ok("skills_search", query="rotate deploy")["results"]
     assert after == before
     assert before[0]["id"] == "alpha"
     cleared = mcp.ok("skills_search", query="rotate deploy", _token=ZDR_TOKEN)["results"]
-    assert [hit["id"] for hit in cleared if not hit["required_zdr"]][0] == "bravo"
+    assert next(hit["id"] for hit in cleared if not hit["required_zdr"]) == "bravo"

@@ -156,7 +156,8 @@ def test_list_and_search_limits_at_the_edge(reading: SkillRepo, mcp: McpClient) 
 
     found = mcp.call("skills_search", query="lattice", limit=2)["structuredContent"]
     assert len(found["results"]) == 2 and found["next_cursor"] is not None
-    rest = mcp.call("skills_search", query="lattice", limit=2, cursor=found["next_cursor"])["structuredContent"]
+    rest = mcp.call("skills_search", query="lattice", limit=2, cursor=found["next_cursor"])
+    rest = rest["structuredContent"]
     hits = {hit["id"]: hit for hit in found["results"] + rest["results"]}
     assert sorted(hits) == ["alpha", "beta", "gamma"] and rest["next_cursor"] is None
     assert all(len(hit["excerpt"]) <= 40 for hit in hits.values())
