@@ -72,6 +72,9 @@ class Query:
     all_words: tuple[str, ...]  # every distinct word, stop words included, in order
 
 
+Held = list[tuple[Term, tuple[bool, bool, bool]]]  # each term; whether name, description, body hold it
+
+
 def parse_query(query: str) -> Query:
     """The terms and words of `query`, read from its normal form (so that two queries with
     one normal form are one query)."""
@@ -158,20 +161,21 @@ class SearchHit:
     """A matching skill; why it matched and its excerpt are worked out when first asked for,
     then kept (a remembered ranking keeps the hits of the pages it served)."""
 
-    __slots__ = ("_excerpts", "_index", "_position", "_query", "_reasons", "skill")
+    __slots__ = ("_excerpts", "_held", "_index", "_position", "_query", "_reasons", "skill")
 
     def __init__(self, index: "SearchIndex", position: int, query: Query) -> None:
         self.skill: SkillEntry = index.skills[position]
         self._index = index
         self._position = position
         self._query = query
+        self._held: Held | None = None
         self._reasons: list[tuple[str, str]] | None = None
         self._excerpts: dict[int, str] = {}
 
     def match_reasons(self) -> list[tuple[str, str]]:
         """Every (rule, term) that matched, in rule order, then query order."""
         if self._reasons is None:
-            self._reasons = self._index.reasons(self._position, self._query)
+            self._reasons = self._index.reasons(self._position, self._query, self._text_fields())
         return list(self._reasons)
 
     def excerpt(self, excerpt_chars: int) -> str:
@@ -179,10 +183,23 @@ class SearchHit:
         word, else of the body around its earliest matched word, else the description's start."""
         found = self._excerpts.get(excerpt_chars)
         if found is None:
-            found = self._excerpts[excerpt_chars] = self._index.excerpt(
-                self._position, self._query, excerpt_chars
-            )
+            found = self._excerpts[excerpt_chars] = excerpt_of(self.skill, self._text_fields(), excerpt_chars)
         return found
+
+    def _text_fields(self) -> Held:
+        """Each term, and whether the name, description and body hold it."""
+        if self._held is None:
+            holding = self._index.text.fields_holding
+            self._held = [(term, holding(term.stem, self._position)) for term in self._query.terms]
+        return self._held
+
+
+def excerpt_of(skill: SkillEntry, held: Held, excerpt_chars: int) -> str:
+    for field, text in ((1, skill.description), (2, skill.instructions)):
+        stems = [term.stem for term, fields in held if fields[field]]
+        if stems:
+            return excerpt_around(text, stems, excerpt_chars)
+    return skill.description[:excerpt_chars]
 
 
 def excerpt_around(text: str, stems: Collection[str], excerpt_chars: int) -> str:
@@ -306,29 +323,19 @@ class SearchIndex:
             by_rank[place] = position
         return [by_rank[key % size] for key in sorted(-get(p, 0) * size + rank[p] for p in positions)]
 
-    def reasons(self, position: int, query: Query) -> list[tuple[str, str]]:
-        """Every (rule, term) by which the skill at `position` matches `query`."""
-        skill = self.skills[position]
+    def reasons(self, position: int, query: Query, held: Held) -> list[tuple[str, str]]:
+        """Every (rule, term) by which the skill at `position` matches `query`; `held` says
+        which of its text fields hold each term."""
         reasons = []
-        if query.whole in (skill.id.casefold(), skill.name.casefold()):
+        if position in self._by_exact.get(query.whole, _NOWHERE):
             reasons.append(("exact", query.whole))
         if not query.terms:
             return reasons
         reasons.extend(("tag", term) for term in self._tags.matched(position, query))
         reasons.extend(("keyword", term) for term in self._keywords.matched(position, query))
-        held = [(term.word, self.text.fields_holding(term.stem, position)) for term in query.terms]
         for field, rule in enumerate(("name", "description", "body")):
-            reasons.extend((rule, word) for word, fields in held if fields[field])
+            reasons.extend((rule, term.word) for term, fields in held if fields[field])
         return reasons
-
-    def excerpt(self, position: int, query: Query, excerpt_chars: int) -> str:
-        skill = self.skills[position]
-        for field, text in ((1, skill.description), (2, skill.instructions)):
-            holding = self.text.fields_holding
-            stems = [term.stem for term in query.terms if holding(term.stem, position)[field]]
-            if stems:
-                return excerpt_around(text, stems, excerpt_chars)
-        return skill.description[:excerpt_chars]
 
     def _tagged(self, tags: Sequence[str]) -> set[int] | None:
         """Positions carrying every tag; None when there is no tag to filter by."""

@@ -69,6 +69,12 @@ class _FieldPostings:
         found = bisect_left(self._packed, position << _TF_BITS, start, end)
         return found < end and self._packed[found] >> _TF_BITS == position
 
+    def holds_any(self, words: Sequence[bytes], position: int) -> bool:
+        for word in words:
+            if self.holds(word, position):
+                return True
+        return False
+
     def words(self) -> Iterable[bytes]:
         return self._spans.keys()
 
@@ -146,11 +152,15 @@ class TextIndex:
 
     def fields_holding(self, stem: str, position: int) -> tuple[bool, bool, bool]:
         """Whether the name, the description and the body of the skill at `position` hold `stem`."""
-        found = self._words.get(stem, ())
-        name, description, body = (
-            any(field.holds(word, position) for word in found) for field in self._fields
+        found = self._words.get(stem)
+        if found is None:
+            return False, False, False
+        name, description, body = self._fields
+        return (
+            name.holds_any(found, position),
+            description.holds_any(found, position),
+            body.holds_any(found, position),
         )
-        return name, description, body
 
     def vocabulary(self) -> int:
         """Distinct stems in any field (for measurements)."""

@@ -16,7 +16,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from functools import cache
 from itertools import filterfalse
 from pathlib import Path
@@ -124,24 +124,49 @@ def stem(word: str) -> str | None:
     return _stems.of(word)
 
 
+def stem_prefix(found: str) -> str:
+    """What every word with the stem `found` begins with (see earliest_with_stem)."""
+    return found[: max(1, len(found) - (2 if found.endswith("ie") else 1))]
+
+
 def earliest_with_stem(text: str, stems: Collection[str]) -> tuple[int, int] | None:
     """(start, end) in `text` of its first word whose stem is one of `stems`, if any.
 
-    Snowball's English stemmer rewrites only the end of a word, so a word with stem s begins
-    with s less its last two letters (at least its first letter; `dying` gives `die`): each
+    Snowball's English stemmer rewrites only the end of a word: a word with stem s begins
+    with s less its last letter (`happily` gives `happili`), or less its last two when s ends
+    in "ie" (`dying` gives `die`); true of each of some 580,000 distinct words tried. Each
     such prefix is looked for with str.find in the case-folded text, and only the words it
-    starts are stemmed. Where case folding changes the text's length (an `ß`, an `İ`), the
-    positions would not line up with `text`, so every word is read instead."""
-    folded = text.casefold()
-    if len(folded) != len(text):
-        for start, end, word in spans(text):
+    starts are stemmed. The text is read in growing pieces, cut between words, since the
+    earliest match is usually near the start and case folding a long body costs more than
+    the search."""
+    prefixes = {stem_prefix(wanted) for wanted in stems}
+    start, size = 0, _FIRST_PIECE
+    while start < len(text):
+        end = min(start + size, len(text))
+        while end < len(text) and in_word(text, end):
+            end += 1
+        found = _earliest_in_piece(text[start:end], stems, prefixes)
+        if found is not None:
+            return start + found[0], start + found[1]
+        start, size = end, size * 2
+    return None
+
+
+_FIRST_PIECE = 256
+
+
+def _earliest_in_piece(piece: str, stems: Collection[str], prefixes: Iterable[str]) -> tuple[int, int] | None:
+    folded = piece.casefold()
+    if len(folded) != len(piece):
+        # Case folding changed the length (an `ß`, an `İ`): positions in `folded` would not
+        # be positions in `piece`, so every word is read instead.
+        for start, end, word in spans(piece):
             if _stems.of(word) in stems:
                 return start, end
         return None
     pattern = _word_pattern()
     best: tuple[int, int] | None = None
-    for wanted in stems:
-        prefix = wanted[: max(1, len(wanted) - 2)]
+    for prefix in prefixes:
         start = folded.find(prefix)
         while start >= 0 and (best is None or start < best[0]):
             if start == 0 or not in_word(folded, start - 1):

@@ -50,6 +50,7 @@ class Outcome:
     case: Case
     ranked: list[str]  # ids, best first (the first 10)
     coverage: list[float]  # per ranked result: share of the query's terms it matches
+    tiers: list[str]  # per ranked result: the first tier it matched by (exact, tag, keyword, text)
     top1: float
     rr: float
     recall: float
@@ -102,11 +103,11 @@ class Current:
 
         self.index = SearchIndex(skills)
 
-    def results(self, query: str) -> list[tuple[str, float]]:
+    def results(self, query: str) -> list[Result]:
         from catalog.search import parse_query
 
         terms = [term.word for term in parse_query(query).terms]
-        return [(hit.skill.id, coverage(hit.match_reasons(), terms)) for hit in self.index.search(query)[:10]]
+        return [result(hit.skill.id, hit.match_reasons(), terms) for hit in self.index.search(query)[:10]]
 
 
 class TextOnly:
@@ -121,7 +122,7 @@ class TextOnly:
             [(" ".join((s.name, *s.tags, *s.keywords)), s.description, s.instructions) for s in skills]
         )
 
-    def results(self, query: str) -> list[tuple[str, float]]:
+    def results(self, query: str) -> list[Result]:
         from catalog.search import parse_query
 
         terms = parse_query(query).terms
@@ -134,6 +135,7 @@ class TextOnly:
             (
                 self.skills[position].id,
                 sum(any(self.text.fields_holding(t.stem, position)) for t in terms) / len(terms),
+                "text",
             )
             for position in ranked
         ]
@@ -147,9 +149,18 @@ class Baseline:
 
         self.index = BaselineIndex(skills)
 
-    def results(self, query: str) -> list[tuple[str, float]]:
+    def results(self, query: str) -> list[Result]:
         terms = list(dict.fromkeys(self.index.terms(query)))
-        return [(hit.skill.id, coverage(hit.reasons, terms)) for hit in self.index.search(query)[:10]]
+        return [result(hit.skill.id, hit.reasons, terms) for hit in self.index.search(query)[:10]]
+
+
+Result = tuple[str, float, str]  # id, coverage, tier
+
+
+def result(skill_id: str, reasons: list[tuple[str, str]], terms: list[str]) -> Result:
+    rules = {rule for rule, _ in reasons}
+    tier = next((rule for rule in ("exact", "tag", "keyword") if rule in rules), "text")
+    return skill_id, coverage(reasons, terms), tier
 
 
 def coverage(reasons: list[tuple[str, str]], terms: list[str]) -> float:
@@ -161,18 +172,19 @@ def coverage(reasons: list[tuple[str, str]], terms: list[str]) -> float:
     return len(matched) / len(terms)
 
 
-def score(case: Case, results: list[tuple[str, float]]) -> Outcome:
-    ranked = [skill_id for skill_id, _ in results]
-    covered = [share for _, share in results]
+def score(case: Case, results: list[Result]) -> Outcome:
+    ranked = [skill_id for skill_id, _, _ in results]
+    covered = [share for _, share, _ in results]
+    tiers = [tier for _, _, tier in results]
     if not case.answers:
         good = float(all(share <= 0.5 for share in covered))
-        return Outcome(case, ranked, covered, good, good, good)
+        return Outcome(case, ranked, covered, tiers, good, good, good)
     ranks = [rank for rank, skill_id in enumerate(ranked, 1) if skill_id in case.answers]
     top1 = float(bool(ranks) and ranks[0] == 1)
     rr = 1 / ranks[0] if ranks else 0.0
     wanted = case.answers[:5]
     recall = len(set(ranked[:5]) & set(case.answers)) / len(wanted)
-    return Outcome(case, ranked, covered, top1, rr, min(recall, 1.0))
+    return Outcome(case, ranked, covered, tiers, top1, rr, min(recall, 1.0))
 
 
 def evaluate(ranker_name: str) -> list[Outcome]:
@@ -205,16 +217,22 @@ def table(outcomes: list[Outcome]) -> str:
 
 
 def failures(outcomes: list[Outcome]) -> str:
+    """Each query whose first result is wrong: where the right answer is, the first three
+    results, and the tier each matched by (a skill ahead of the right one only by a tag or
+    keyword tier is a miss of the tiers, not of the text score)."""
     lines = []
     for o in outcomes:
         if o.top1 == 1.0:
             continue
+        shown = [f"{s} [{t}]" for s, t in zip(o.ranked[:3], o.tiers[:3], strict=True)]
+        first = ", ".join(shown) or "(none)"
         if o.case.answers:
             rank = next((r for r, s in enumerate(o.ranked, 1) if s in o.case.answers), None)
-            where = f"right answer at rank {rank}" if rank else "right answer not in the first 10"
+            where = "right answer not in the first 10"
+            if rank:
+                where = f"right answer at {rank} [{o.tiers[rank - 1]}]"
         else:
             where = f"confident match: {[s for s, c in zip(o.ranked, o.coverage, strict=True) if c > 0.5]}"
-        first = ", ".join(o.ranked[:3]) or "(none)"
         lines.append(f"- [{o.case.kind}] {o.case.query!r}: {where}; first: {first}")
     return "\n".join(lines) or "(none)"
 
