@@ -3,13 +3,11 @@
 No database, no HTTP, no callers: a SearchIndex is built from a fixed sequence of SkillEntry
 (one snapshot as one caller may see it), and everything it knows comes from those skills.
 
-Terms: the query's words (catalog.textwords: runs of letters and digits, case-folded), stop
-words dropped, and a word whose stem an earlier word already has dropped as a repeat. A term
-matches a word of a field when both have the same stem. Tags and keywords (labels) also match
-whole: a label found in the case-folded query as a whole string, not cut inside a word
-(`code-review` in "code-review checklist"), counts as one more matching term, unless it is
-itself one of the query's words (then it is that word's match, counted once). A query left
-with no term matches only the skills whose id or name it equals.
+Terms (catalog.searchquery): the query's words (catalog.textwords: runs of letters and
+digits, case-folded), stop words dropped, and a word whose stem an earlier word already has
+dropped as a repeat. A term matches a word of a field when both have the same stem. Tags and
+keywords also match as whole strings (catalog.searchlabels). A query left with no term
+matches only the skills whose id or name it equals.
 
 Order, higher first, each component deciding only ties of the ones before it:
 
@@ -29,15 +27,16 @@ excerpt are worked out only for the page that is returned.
 
 import threading
 from array import array
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import overload
 
 from catalog.index import SkillEntry
+from catalog.searchlabels import Labels, freeze_lists
+from catalog.searchquery import Held, Query, Term, normalise, parse_query
 from catalog.textindex import TextIndex
-from catalog.textwords import earliest_with_stem, in_word, stem, words
+from catalog.textwords import earliest_with_stem
 
 RULES = ("exact", "tag", "keyword", "name", "description", "body")
 # Rankings an index remembers per (query, tags): 4 bytes per result each.
@@ -46,115 +45,7 @@ RANKED_CACHE_SIZE = 128
 # two default pages, which repeated queries ask for again (about 1 KB a hit).
 KEPT_HITS = 40
 _NOWHERE: tuple[int, ...] = ()
-# Postings this short are tuples (a one-skill tuple is 48 bytes, a frozenset 216).
-_SMALL_POSTINGS = 8
-
-
-def normalise(query: str) -> str:
-    """The whole query as the exact rule compares it: trimmed and case-folded. Two queries
-    with the same normal form get the same results."""
-    return query.strip().casefold()
-
-
-@dataclass(frozen=True, slots=True)
-class Term:
-    word: str  # as the query has it, case-folded
-    stem: str
-
-
-@dataclass(frozen=True, slots=True)
-class Query:
-    """A query as search reads it."""
-
-    whole: str  # normalise(query): what the exact rule and whole labels are compared with
-    terms: tuple[Term, ...]
-    content_words: frozenset[str]  # every word of the query that is not a stop word
-    all_words: tuple[str, ...]  # every distinct word, stop words included, in order
-
-
-Held = list[tuple[Term, tuple[bool, bool, bool]]]  # each term; whether name, description, body hold it
-
-
-def parse_query(query: str) -> Query:
-    """The terms and words of `query`, read from its normal form (so that two queries with
-    one normal form are one query)."""
-    whole = normalise(query)
-    found = words(whole)
-    terms: dict[str, Term] = {}
-    content = set()
-    for word in found:
-        word_stem = stem(word)
-        if word_stem is None:
-            continue
-        content.add(word)
-        if word_stem not in terms:
-            terms[word_stem] = Term(word, word_stem)
-    return Query(
-        whole=whole,
-        terms=tuple(terms.values()),
-        content_words=frozenset(content),
-        all_words=tuple(dict.fromkeys(found)),
-    )
-
-
-def found_whole(label: str, folded_query: str) -> bool:
-    """Whether the case-folded `label` occurs in the case-folded query without cutting a word
-    at either end (`c#` occurs whole in "c# tests", `test` does not in "testing")."""
-    start = folded_query.find(label)
-    while start >= 0:
-        end = start + len(label)
-        cut_before = start > 0 and in_word(folded_query, start - 1) and in_word(folded_query, start)
-        cut_after = end < len(folded_query) and in_word(folded_query, end - 1) and in_word(folded_query, end)
-        if not cut_before and not cut_after:
-            return True
-        start = folded_query.find(label, start + 1)
-    return False
-
-
-class _Labels:
-    """Tags, or keywords: which skills have a label word of each stem, and the labels that
-    could match whole on their own (several words, symbols, or a stop word), by first word."""
-
-    def __init__(self, labels_per_skill: Iterable[Iterable[str]]) -> None:
-        by_stem: dict[str, set[int]] = {}
-        by_first_word: dict[str, dict[str, set[int]]] = {}
-        for position, labels in enumerate(labels_per_skill):
-            for label in labels:
-                folded = label.casefold()
-                label_words = words(folded)
-                for word in label_words:
-                    word_stem = stem(word)
-                    if word_stem is not None:
-                        by_stem.setdefault(word_stem, set()).add(position)
-                if label_words and (label_words != [folded] or stem(folded) is None):
-                    by_first_word.setdefault(label_words[0], {}).setdefault(folded, set()).add(position)
-        self._by_stem = _freeze(by_stem)
-        self._by_first_word = {
-            word: tuple((label, _frozen(positions)) for label, positions in labels.items())
-            for word, labels in by_first_word.items()
-        }
-
-    def matched(self, position: int, query: Query) -> list[str]:
-        """What the labels of the skill at `position` match: the terms, in query order, then
-        the labels matched whole, in query order."""
-        found = [term.word for term in query.terms if position in self._by_stem.get(term.stem, _NOWHERE)]
-        for word in query.all_words:
-            for label, positions in self._by_first_word.get(word, ()):
-                if position in positions and label not in query.content_words:
-                    if found_whole(label, query.whole):
-                        found.append(label)
-        return found
-
-    def counts(self, query: Query) -> Counter[int]:
-        """How many terms (and labels matched whole) each skill's labels match."""
-        counts: Counter[int] = Counter()
-        for term in query.terms:
-            counts.update(self._by_stem.get(term.stem, _NOWHERE))
-        for word in query.all_words:
-            for label, positions in self._by_first_word.get(word, ()):
-                if label not in query.content_words and found_whole(label, query.whole):
-                    counts.update(positions)
-        return counts
+__all__ = ["RULES", "SearchHit", "SearchIndex", "SearchResults", "normalise", "parse_query"]
 
 
 class SearchHit:
@@ -221,10 +112,10 @@ class SearchIndex:
     def __init__(self, skills: Iterable[SkillEntry]) -> None:
         self.skills: tuple[SkillEntry, ...] = tuple(skills)
         self.text = TextIndex([(skill.name, skill.description, skill.instructions) for skill in self.skills])
-        self._tags = _Labels(skill.tags for skill in self.skills)
-        self._keywords = _Labels(skill.keywords for skill in self.skills)
-        self._by_tag = _freeze_lists((tag.casefold() for tag in skill.tags) for skill in self.skills)
-        self._by_exact = _freeze_lists((skill.id.casefold(), skill.name.casefold()) for skill in self.skills)
+        self._tags = Labels(skill.tags for skill in self.skills)
+        self._keywords = Labels(skill.keywords for skill in self.skills)
+        self._by_tag = freeze_lists((tag.casefold() for tag in skill.tags) for skill in self.skills)
+        self._by_exact = freeze_lists((skill.id.casefold(), skill.name.casefold()) for skill in self.skills)
         self._ranked: OrderedDict[tuple[str, tuple[str, ...]], SearchResults] = OrderedDict()
         self._lock = threading.Lock()
         # Ties are broken by id: a position's place in id order (the identity when the skills
@@ -380,21 +271,3 @@ class SearchResults(Sequence[SearchHit]):
             if rank < KEPT_HITS:
                 self._hits[rank] = hit
         return hit
-
-
-def _frozen(positions: set[int]) -> Collection[int]:
-    """A sorted tuple when short (most ids, names and rare labels), else a frozenset."""
-    return tuple(sorted(positions)) if len(positions) <= _SMALL_POSTINGS else frozenset(positions)
-
-
-def _freeze(postings: dict[str, set[int]]) -> dict[str, Collection[int]]:
-    return {value: _frozen(positions) for value, positions in postings.items()}
-
-
-def _freeze_lists(values_per_skill: Iterable[Iterable[str]]) -> dict[str, Collection[int]]:
-    """Positions per value."""
-    postings: dict[str, set[int]] = {}
-    for position, values in enumerate(values_per_skill):
-        for value in values:
-            postings.setdefault(value, set()).add(position)
-    return _freeze(postings)
