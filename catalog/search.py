@@ -84,6 +84,11 @@ class SearchHit:
         return self.skill.description[:excerpt_chars]
 
 
+def normalise(query: str) -> str:
+    """The whole query as compared with ids and names, and as a cursor remembers it."""
+    return query.strip().lower()
+
+
 def query_terms(query: str) -> list[str]:
     """The lower-cased query split on white space (empty for a blank query)."""
     return query.lower().split()
@@ -131,7 +136,7 @@ class SearchIndex:
         terms = query_terms(query)
         if not terms:
             return SearchResults(self, array("i"), "", Counter())
-        whole = query.strip().lower()
+        whole = normalise(query)
         key = (whole, tuple(terms), tuple(sorted({tag.lower() for tag in tags})))
         with self._lock:
             cached = self._ranked.get(key)

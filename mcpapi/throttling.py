@@ -1,8 +1,8 @@
 """Per-caller rate limiting for /mcp (off unless MCP_RATE_LIMIT_PER_MINUTE is set).
 
-The view calls `refusal(request, caller)` right after authentication. A caller over
-its budget gets HTTP 429 with `Retry-After` (whole seconds) and a JSON-RPC error
-body; nothing of the request is read or parsed.
+Asked right after authentication (mcpapi.admission): a caller over its budget gets
+HTTP 429 with `Retry-After` (whole seconds) and a JSON-RPC error body; nothing of the
+request is read or parsed.
 
 The budget is keyed by the caller's identity (`token:<name>`, a GitHub login...,
 hashed), never by the token: two tokens of one GitHub login (PATs or OAuth) share
@@ -18,14 +18,10 @@ import hashlib
 import math
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.callers import Caller
-from mcpapi.jsonrpc import encode_error
-
-# JSON-RPC's range for implementation-defined server errors.
-RATE_LIMITED = -32000
 
 
 class CallerRateThrottle(SimpleRateThrottle):
@@ -56,20 +52,11 @@ def budget_key(caller: Caller) -> str:
     return caller.identity
 
 
-def refusal(request: HttpRequest, caller: Caller) -> HttpResponse | None:
-    """None when `caller` may go on (or rate limiting is off); else the 429 to send."""
+def retry_after(request: HttpRequest, caller: Caller) -> int | None:
+    """None when `caller` may go on (or rate limiting is off); else the whole seconds until
+    it may try again."""
     throttle = CallerRateThrottle(caller)
     if throttle.allow_request(request, None):
         return None
     wait = throttle.wait()
-    retry_after = max(1, math.ceil(wait if wait is not None else throttle.duration or 60))
-    limit = settings.MCP_RATE_LIMIT_PER_MINUTE
-    body = encode_error(
-        None,
-        RATE_LIMITED,
-        f"Too many requests: at most {limit} per minute for this caller; retry after {retry_after} s.",
-        {"retry_after": retry_after},
-    )
-    response = HttpResponse(body, status=429, content_type="application/json")
-    response["Retry-After"] = str(retry_after)
-    return response
+    return max(1, math.ceil(wait if wait is not None else throttle.duration or 60))

@@ -13,7 +13,6 @@ from django.test import Client
 
 from catalog import index as catalog_index
 from catalog.publishing import publish
-from mcpapi.registry import clear_search_cache
 from tests.skillrepo import DEFAULT_CONFIG, SkillRepo
 
 READ_TOKEN = "mcp-read-token-0123456789"
@@ -30,10 +29,8 @@ def mcp_settings(settings) -> Iterator[None]:
     settings.GITHUB_API_URL = "http://127.0.0.1:9"
     settings.MCP_ALLOWED_ORIGINS = []
     catalog_index.clear_index_cache()
-    clear_search_cache()
     yield
     catalog_index.clear_index_cache()
-    clear_search_cache()
 
 
 class McpClient:

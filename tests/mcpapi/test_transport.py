@@ -51,7 +51,11 @@ def test_without_a_token_it_is_401_with_the_bearer_challenge_and_nothing_else(mc
     response = mcp.http.post("/mcp", data=json.dumps(PING), content_type="application/json")
     assert response.status_code == 401
     assert response["WWW-Authenticate"] == 'Bearer realm="mcp"'
-    assert set(response.json()) == {"error"}
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": "Authentication required."},
+    }
 
 
 def test_a_bad_token_is_401_invalid_token(mcp: McpClient) -> None:

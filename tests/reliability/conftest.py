@@ -15,7 +15,6 @@ import pytest
 
 from catalog import index as catalog_index
 from catalog.publishing import publish
-from mcpapi.registry import clear_search_cache
 from tests.catalog.publish_support import SubprocessDatabase, TemplateDatabase
 from tests.reliability.support import GUIDE, READ_TOKEN, ZDR_TOKEN, McpClient, Registry
 from tests.skillrepo import SkillRepo
@@ -32,10 +31,8 @@ def reliability_settings(settings) -> Iterator[None]:  # type: ignore[no-untyped
     settings.MCP_ALLOWED_ORIGINS = []
     settings.MCP_RATE_LIMIT_PER_MINUTE = 0
     catalog_index.clear_index_cache()
-    clear_search_cache()
     yield
     catalog_index.clear_index_cache()
-    clear_search_cache()
 
 
 @pytest.fixture
