@@ -14,8 +14,8 @@ from accounts.callers import Caller
 from accounts.errors import AuthError
 from mcpapi import refusals, throttling
 from mcpapi.origin import origin_allowed
+from mcpapi.outcome import JSON
 
-JSON = "application/json"
 _READ_CHUNK = 64 * 1024
 
 

@@ -1,5 +1,6 @@
 """What the four tools look like on the wire: names, descriptions, input and output
-JSON Schemas, and the tool error codes (SPEC §6, §9). Handlers live in tools.py.
+JSON Schemas, and the tool error codes (docs/reference.md#tools, docs/reference.md#errors).
+Handlers live in tools.py.
 
 The input schemas are also what arguments are checked against (mcpapi.params), so
 what a client reads in tools/list is exactly what the server enforces.
