@@ -28,6 +28,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import InitVar, dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING
 
 from django.db import connection
@@ -175,9 +176,9 @@ class SnapshotView:
     def search_index(self) -> "SearchIndex":
         """Search (and tag filtering) over these skills, built once per process per SHA and
         clearance: statistics over skills hidden from this caller never reach it."""
-        from catalog.search import SearchIndex  # here: catalog.search imports this module
-
-        return _search_indexes.get((self.ref.sha, self.zdr_cleared), lambda: SearchIndex(self.visible.skills))
+        return _search_indexes.get(
+            (self.ref.sha, self.zdr_cleared), partial(_build_search_index, self.visible)
+        )
 
     def serves(self, revision: str) -> bool:
         """Whether `revision` names this snapshot (see find_snapshot for the rule)."""
@@ -188,6 +189,12 @@ class SnapshotView:
             return True
         found = find_snapshot(wanted)  # None when the prefix names several snapshots
         return found is not None and found.sha == self.ref.sha
+
+
+def _build_search_index(visible: VisibleIndex) -> "SearchIndex":
+    from catalog.search import SearchIndex  # here: catalog.search imports this module
+
+    return SearchIndex(visible.skills)
 
 
 class SnapshotNotFound(LookupError):

@@ -54,7 +54,7 @@ def version_header_supported(value: str | None) -> bool:
     return value is None or value in SUPPORTED_VERSIONS
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # made on every request: a frozen dataclass costs a setattr call a field
 class RequestContext:
     caller: Caller
     # The snapshot this request reads, resolved once, for the methods that read skills

@@ -64,7 +64,7 @@ def skills_list(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
     skills = view.search_index().with_tags(tags) if tags else view.skills
     paginator = Paginator(view.ref.sha, "skills_list", tags, view.zdr_cleared)
     page = _page(view, paginator, args, len(skills), limit)
-    listed = wire.json_array(wire.metadata(view, skill) for skill in skills[page.start : page.end])
+    listed = wire.metadata_list(view, skills[page.start : page.end])
     return (("skills", listed), ("next_cursor", page.next_cursor))
 
 
@@ -76,9 +76,7 @@ def skills_search(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
     hits = view.search_index().search(query, tags)
     paginator = Paginator(view.ref.sha, "skills_search", query, tags, view.zdr_cleared)
     page = _page(view, paginator, args, len(hits), limit)
-    results = wire.json_array(
-        wire.search_result(view, hit, settings.excerpt_chars) for hit in hits[page.start : page.end]
-    )
+    results = wire.search_results(view, hits[page.start : page.end], settings.excerpt_chars)
     return (("results", results), ("next_cursor", page.next_cursor))
 
 
@@ -90,7 +88,7 @@ def _check_search(args: dict[str, Any]) -> None:
 def skills_get(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
     skill = _skill(view, args["id"])
     return (
-        ("metadata", wire.metadata(view, skill)),
+        ("metadata", wire.metadata(skill)),
         ("instructions", skill.instructions),
         ("files", [wire.manifest_entry(entry) for entry in skill.files]),
     )

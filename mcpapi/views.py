@@ -39,7 +39,7 @@ def mcp(request: HttpRequest) -> HttpResponse:
         caller = admission.caller(request)
         admission.check_budget(request, caller)
         message = parse_jsonrpc(admission.body(request))
-        outcome = protocol.answer(message, caller, request.headers)
+        outcome = protocol.answer(message, caller, admission.Headers(request))
     except Refusal as refusal:
         outcome = refusal.outcome()
     except MalformedMessage as error:
