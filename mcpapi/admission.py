@@ -22,8 +22,18 @@ _READ_CHUNK = 64 * 1024
 
 
 def caller(request: HttpRequest) -> Caller:
-    """Who is calling, refused before anything else is looked at if the request cannot be one of
-    ours or its caller may not come in."""
+    """Who is calling; refused if the request cannot be one of ours (screen) or its caller may
+    not come in."""
+    screen(request)
+    try:
+        return authenticate(request)
+    except AuthError as error:
+        raise refusals.not_let_in(error) from None
+
+
+def screen(request: HttpRequest) -> None:
+    """What is refused before the token is even looked at: another HTTP method, a foreign
+    Origin, a declared body over the limit."""
     if request.method != "POST":
         raise refusals.method_not_allowed()
     origin = request.META.get("HTTP_ORIGIN")
@@ -32,10 +42,6 @@ def caller(request: HttpRequest) -> Caller:
     declared = _declared_length(request)
     if declared is not None and declared > settings.MCP_MAX_BODY_BYTES:
         raise refusals.too_large(settings.MCP_MAX_BODY_BYTES)
-    try:
-        return authenticate(request)
-    except AuthError as error:
-        raise refusals.not_let_in(error) from None
 
 
 def check_budget(request: HttpRequest, caller: Caller) -> None:
