@@ -1,6 +1,8 @@
 """What serving /mcp through a DRF APIView would cost, against the plain Django view it is.
 
     .venv/bin/python -m bench.view_overhead [--requests 5000] [--runs 7]
+    valgrind --tool=callgrind --instr-atstart=no \
+        .venv/bin/python -m bench.view_overhead --callgrind drf:ping --requests 250
 
 Both variants run in this one process over the same published database (the bundled skills/
 at HEAD, in a temporary SQLite file) and the same pieces (mcpapi.admission, refusals,
@@ -14,6 +16,9 @@ Each run sends `--requests` requests of one kind through django.test.Client (the
 middleware stack) and measures the process's CPU time (time.process_time), not wall time:
 the machine may be shared. Runs alternate between the variants; the report gives the median
 CPU microseconds per request of each and the spread of the plain variant's runs (the noise).
+With --callgrind, callgrind counts the instructions of the requests of one variant and kind
+only (setup and warm-up are not instrumented): the difference of two such counts (e.g. 250
+and 50 requests) over the difference in requests is a figure no other load can move.
 """
 
 from __future__ import annotations
