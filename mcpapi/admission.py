@@ -6,8 +6,6 @@ a bounded read of the body (400/413). Each step raises a Refusal; nothing of the
 read before the caller is known and within its budget.
 """
 
-from collections.abc import Iterator, Mapping
-
 from django.conf import settings
 from django.http import HttpRequest
 
@@ -67,7 +65,7 @@ def body(request: HttpRequest) -> bytes:
     return data
 
 
-class Headers(Mapping[str, str]):
+class Headers:
     """The request's HTTP headers by name (case-insensitive), each read from the WSGI environ
     when asked: Django's request.headers builds all of them first, a cost on every request."""
 
@@ -76,17 +74,8 @@ class Headers(Mapping[str, str]):
     def __init__(self, request: HttpRequest) -> None:
         self._meta = request.META
 
-    def __getitem__(self, name: str) -> str:
-        return self._meta[_environ_key(name)]
-
-    def get(self, name: str, default: str | None = None) -> str | None:  # type: ignore[override]
+    def get(self, name: str, default: str | None = None) -> str | None:
         return self._meta.get(_environ_key(name), default)
-
-    def __iter__(self) -> Iterator[str]:
-        return (key[5:].replace("_", "-").title() for key in self._meta if key.startswith("HTTP_"))
-
-    def __len__(self) -> int:
-        return sum(1 for key in self._meta if key.startswith("HTTP_"))
 
 
 def _environ_key(name: str) -> str:

@@ -7,10 +7,10 @@ runs with the one snapshot view resolved for its request, or, before the first p
 gives the answer registered with it for an empty registry.
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import Any, Protocol
 
 from accounts.callers import Caller
 from catalog import index as catalog
@@ -54,6 +54,12 @@ def version_header_supported(value: str | None) -> bool:
     return value is None or value in SUPPORTED_VERSIONS
 
 
+class Headers(Protocol):
+    """A request's HTTP headers, looked up by name (case-insensitive)."""
+
+    def get(self, name: str, default: str | None = None, /) -> str | None: ...
+
+
 @dataclass(slots=True)  # made on every request: a frozen dataclass costs a setattr call a field
 class RequestContext:
     caller: Caller
@@ -89,7 +95,7 @@ def reads_skills(
     return decorator
 
 
-def answer(message: Message, caller: Caller, headers: Mapping[str, str]) -> Outcome:
+def answer(message: Message, caller: Caller, headers: Headers) -> Outcome:
     """What `caller` gets for `message`: its reply, or 202 for a notification or a response."""
     method = message.method
     tool = message.params.get("name") if method == "tools/call" else None
