@@ -1,49 +1,54 @@
-"""The read API the MCP layer uses: the active snapshot, and one snapshot's index
-held in memory once per process per SHA.
+"""The read side of the catalog: the active snapshot, one snapshot's index held in memory
+once per process per SHA, and the view of it that one request reads.
 
-CONTRACT (implemented by the publishing work; mcpapi relies on it):
-
-    active_snapshot() -> SnapshotRef | None
-        One cheap query per call (no caching across requests: a publish is seen
-        by the very next request).
-    find_snapshot(revision: str) -> SnapshotRef | None
-        A stored snapshot by full SHA or unique prefix (>= 7 hex chars).
-    load_index(ref: SnapshotRef) -> SnapshotIndex
-        Cached per process per SHA (a small LRU); built from the database once.
-        SnapshotNotFound if the snapshot was pruned since `ref` was resolved.
-    read_blob(sha256: str) -> bytes
+    active_view(zdr_cleared) -> SnapshotView | None
+        The active snapshot as a caller with that clearance may see it; None before the
+        first publish. One cheap query per call (nothing is cached across requests: a
+        publish is seen by the very next request), so a request calls it once and reads
+        everything through the view it got.
+    SnapshotView
+        `ref`, `config`, `skills` (sorted by id), `get(id)`, `search_index()` (built once per
+        process per SHA and clearance) and `serves(revision)`. A caller not cleared for ZDR
+        gets a view in which required_zdr skills do not exist at all: the only way to skills.
+    find_snapshot(revision) -> SnapshotRef | None
+        A stored snapshot by full SHA or unique prefix (the revision rule, in one place).
+    read_blob(sha256) -> bytes
         A file's bytes by content hash: one raw query, then kept in a per-process LRU
         bounded in bytes (BLOB_CACHE_BYTES; content-addressed, so never stale).
         BlobNotFound if no such blob is stored.
-
-    SnapshotIndex.visible(zdr_cleared: bool) -> VisibleIndex
-        The ONLY way tools and resources reach skills: a caller not cleared for
-        ZDR gets a view in which required_zdr skills do not exist at all.
+    load_index(ref) -> SnapshotIndex
+        Cached per process per SHA (a small LRU); built from the database once.
+        SnapshotNotFound if the snapshot was pruned since `ref` was resolved.
 """
 
 import copy
-import json
 import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import InitVar, dataclass, field
 from datetime import UTC, datetime
+from functools import partial
+from typing import TYPE_CHECKING
 
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
 from catalog.config import RegistryConfig, config_from_dict
 from catalog.models import Blob, SkillVersionFile, Snapshot, SnapshotSkill
+from catalog.single_flight import SingleFlightLru
+
+if TYPE_CHECKING:  # catalog.search builds on SkillEntry, so it is imported where it is used
+    from catalog.search import SearchIndex
 
 # Indexes held per process: the active one, the one before it (requests still in flight
 # across a publish) and a pinned revision or two. Each holds every skill's metadata and
 # instructions, so the bound matters more than the hit rate.
 INDEX_CACHE_SIZE = 3
-_REVISION = re.compile(r"[0-9a-f]{7,40}")
+# Search structures per (snapshot SHA, clearance): the active snapshot and the one before
+# it, for both clearances. A SHA names fixed content, so an entry never goes stale.
+SEARCH_CACHE_SIZE = 4
 _ITERATOR_CHUNK = 2000
-# The same settings as mcpapi.jsonrpc's encoder (tests compare the wire bytes).
-_METADATA_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,15 +65,6 @@ class FileEntry:
     media_type: str
     executable: bool
 
-    def manifest(self) -> dict:
-        return {
-            "path": self.path,
-            "size": self.size,
-            "sha256": self.sha256,
-            "media_type": self.media_type,
-            "executable": self.executable,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class SkillEntry:
@@ -81,43 +77,25 @@ class SkillEntry:
     requires: tuple[str, ...]
     required_zdr: bool
     content_hash: str
-    instructions: InitVar[str]  # kept as UTF-8 (see the `instructions` property below)
+    if TYPE_CHECKING:
+        # What callers see: an argument of __init__, then a str attribute (the property set
+        # on the class below).
+        instructions: str
+    else:
+        instructions: InitVar[str]  # kept as UTF-8 in _instructions_utf8
     skill_md_sha256: str
     skill_md_size: int
     files: tuple[FileEntry, ...]  # sorted by path; SKILL.md is not one
     _files_by_path: dict[str, FileEntry] = field(init=False, repr=False, compare=False)
-    _metadata_json: str | None = field(default=None, init=False, repr=False, compare=False)
     # Instructions are most of an index's memory: as UTF-8, 1 byte an ASCII character,
     # where a str holding a single em dash takes 2 bytes for every character (64 % of the
     # bench corpus's bodies). Decoded when read (skills_get; search decodes at build).
     _instructions_utf8: bytes = field(default=b"", init=False, repr=False)
 
-    def __post_init__(self, instructions: str) -> None:
+    def __post_init__(self, *init_vars: str) -> None:
+        [instructions] = init_vars  # the one InitVar (a plain field to type checkers)
         object.__setattr__(self, "_files_by_path", {entry.path: entry for entry in self.files})
         object.__setattr__(self, "_instructions_utf8", instructions.encode("utf-8", "surrogatepass"))
-
-    def metadata_json(self) -> str:
-        """metadata() as compact JSON, UTF-8 characters kept (byte for byte what
-        mcpapi.jsonrpc.dumps_text makes of it), encoded on first use and then kept, so a
-        page of skills is a join of stored fragments."""
-        encoded = self._metadata_json
-        if encoded is None:
-            encoded = _METADATA_ENCODER.encode(self.metadata())
-            object.__setattr__(self, "_metadata_json", encoded)
-        return encoded
-
-    def metadata(self) -> dict:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "description": self.description,
-            "version": self.version,
-            "tags": list(self.tags),
-            "keywords": list(self.keywords),
-            "requires": list(self.requires),
-            "required_zdr": self.required_zdr,
-            "content_hash": self.content_hash,
-        }
 
     def file(self, path: str) -> FileEntry | None:
         """The supporting file at exactly `path` (no normalisation), if the skill lists it."""
@@ -130,7 +108,8 @@ def _instructions(self: SkillEntry) -> str:
 
 
 # Set after the dataclass is made, so that `instructions` stays an __init__ argument.
-SkillEntry.instructions = property(_instructions)  # type: ignore[assignment,method-assign]
+if not TYPE_CHECKING:  # type checkers already see a str attribute
+    SkillEntry.instructions = property(_instructions)
 
 
 class VisibleIndex:
@@ -169,6 +148,62 @@ class SnapshotIndex:
         return clone
 
 
+@dataclass(frozen=True, slots=True)
+class SnapshotView:
+    """The one snapshot a request reads, through its caller's clearance.
+
+    Made once per request (active_view), so every answer of the request comes from one
+    revision even if a publish lands meanwhile.
+    """
+
+    index: SnapshotIndex
+    zdr_cleared: bool
+    visible: VisibleIndex = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "visible", self.index.visible(self.zdr_cleared))
+
+    @property
+    def ref(self) -> SnapshotRef:
+        return self.index.ref
+
+    @property
+    def config(self) -> RegistryConfig:
+        return self.index.config
+
+    @property
+    def skills(self) -> tuple[SkillEntry, ...]:
+        """Every skill this caller may see, by id."""
+        return self.visible.skills
+
+    def get(self, skill_id: str) -> SkillEntry | None:
+        """The skill with exactly this id, if this caller may see it."""
+        return self.visible.get(skill_id)
+
+    def search_index(self) -> "SearchIndex":
+        """Search (and tag filtering) over these skills, built once per process per SHA and
+        clearance: statistics over skills hidden from this caller never reach it."""
+        return _search_indexes.get(
+            (self.ref.sha, self.zdr_cleared), partial(_build_search_index, self.visible)
+        )
+
+    def serves(self, revision: str) -> bool:
+        """Whether `revision` names this snapshot (see find_snapshot for the rule)."""
+        wanted = _revision_key(revision)
+        if wanted is None or not self.ref.sha.startswith(wanted):
+            return False
+        if wanted == self.ref.sha:
+            return True
+        found = find_snapshot(wanted)  # None when the prefix names several snapshots
+        return found is not None and found.sha == self.ref.sha
+
+
+def _build_search_index(visible: VisibleIndex) -> "SearchIndex":
+    from catalog.search import SearchIndex  # here: catalog.search imports this module
+
+    return SearchIndex(visible.skills)
+
+
 class SnapshotNotFound(LookupError):
     """The snapshot is not stored (pruned after its ref was resolved)."""
 
@@ -177,8 +212,13 @@ class BlobNotFound(LookupError):
     """No blob with that SHA-256 is stored."""
 
 
-# Every /mcp request runs this first; a raw query skips the ORM's per-call query
-# compilation, which cost 20 times the query itself (py-spy under gunicorn).
+def active_view(zdr_cleared: bool) -> SnapshotView | None:
+    ref = active_snapshot()
+    return None if ref is None else SnapshotView(load_index(ref), zdr_cleared)
+
+
+# Every /mcp request that reads skills runs this first; a raw query skips the ORM's per-call
+# query compilation, which cost 20 times the query itself (py-spy under gunicorn).
 _ACTIVE_SQL = f"SELECT sha, published_at FROM {Snapshot._meta.db_table} WHERE is_active = %s"  # noqa: S608 - a constant table name
 
 
@@ -201,63 +241,57 @@ def _as_aware_datetime(value: datetime | str) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
+# A revision names a snapshot by its full SHA or by a prefix of at least 7 hex characters,
+# in either case (git prints lower case; people paste what they see).
+MIN_REVISION_PREFIX = 7
+_REVISION = re.compile(rf"[0-9a-f]{{{MIN_REVISION_PREFIX},40}}")
+
+
+def _revision_key(revision: str) -> str | None:
+    """`revision` in the form SHAs are stored in, or None when it cannot name one."""
+    if not isinstance(revision, str):
+        return None
+    lowered = revision.lower()
+    return lowered if _REVISION.fullmatch(lowered) else None
+
+
 def find_snapshot(revision: str) -> SnapshotRef | None:
-    """A stored, published snapshot by full SHA or unique prefix of >= 7 lowercase hex chars;
-    None when malformed, unknown or ambiguous."""
-    if not isinstance(revision, str) or not _REVISION.fullmatch(revision):
+    """A stored, published snapshot by full SHA or by a prefix of >= 7 hex characters that no
+    other stored snapshot shares, case-insensitive; None when malformed, unknown or ambiguous."""
+    wanted = _revision_key(revision)
+    if wanted is None:
         return None
     published = Snapshot.objects.filter(published_at__isnull=False)
-    if len(revision) == 40:
-        matches = published.filter(sha=revision)
+    if len(wanted) == 40:
+        matches = published.filter(sha=wanted)
     else:
-        matches = published.filter(sha__startswith=revision)
+        matches = published.filter(sha__startswith=wanted)
     rows = list(matches.values_list("sha", "published_at")[:2])
     if len(rows) != 1:
         return None
-    return SnapshotRef(sha=rows[0][0], published_at=rows[0][1])
+    [(sha, published_at)] = rows
+    assert published_at is not None  # only published snapshots were asked for
+    return SnapshotRef(sha=sha, published_at=published_at)
 
 
-_cache: OrderedDict[str, SnapshotIndex] = OrderedDict()
-_cache_lock = threading.Lock()
-# One build per SHA at a time: concurrent first requests wait for it instead of each
-# building (and holding) their own copy; cache hits never wait behind a build.
-_build_locks: dict[str, threading.Lock] = {}
+_indexes: SingleFlightLru[str, SnapshotIndex] = SingleFlightLru(INDEX_CACHE_SIZE)
+_search_indexes: "SingleFlightLru[tuple[str, bool], SearchIndex]" = SingleFlightLru(SEARCH_CACHE_SIZE)
 
 
 def load_index(ref: SnapshotRef) -> SnapshotIndex:
-    while True:
-        with _cache_lock:
-            index = _cache.get(ref.sha)
-            if index is not None:
-                _cache.move_to_end(ref.sha)
-                if index.ref != ref:
-                    # Same content, another activation time (a rollback re-activated it).
-                    index = index.with_ref(ref)
-                    _cache[ref.sha] = index
-                return index
-            build_lock = _build_locks.setdefault(ref.sha, threading.Lock())
-        with build_lock:
-            with _cache_lock:
-                built = ref.sha in _cache
-            if built:
-                continue
-            try:
-                index = _build_index(ref)
-            finally:
-                with _cache_lock:
-                    _build_locks.pop(ref.sha, None)
-            with _cache_lock:
-                _cache[ref.sha] = index
-                while len(_cache) > INDEX_CACHE_SIZE:
-                    _cache.popitem(last=False)
-            return index
+    index = _indexes.get(ref.sha, lambda: _build_index(ref))
+    if index.ref != ref:
+        # Same content, another activation time (a rollback re-activated it).
+        index = index.with_ref(ref)
+        _indexes.replace(ref.sha, index)
+    return index
 
 
 def clear_index_cache() -> None:
-    """Forget every cached index and blob (tests; a process serving requests never needs it)."""
+    """Forget every cached index, search index and blob (tests; serving never needs it)."""
     global _blob_cache_bytes
-    with _cache_lock:
-        _cache.clear()
+    _indexes.clear()
+    _search_indexes.clear()
     with _blob_lock:
         _blob_cache.clear()
         _blob_cache_bytes = 0

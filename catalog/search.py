@@ -85,15 +85,8 @@ class SearchHit:
         return self._held
 
 
-def _instructions(skill: SkillEntry) -> str:
-    # mypy cannot see SkillEntry.instructions, a property set on the class after the
-    # dataclass is made (catalog.index keeps the instructions as UTF-8).
-    text: str = skill.instructions  # type: ignore[attr-defined]
-    return text
-
-
 def excerpt_of(skill: SkillEntry, held: Held, excerpt_chars: int) -> str:
-    for field, text in ((1, skill.description), (2, _instructions(skill))):
+    for field, text in ((1, skill.description), (2, skill.instructions)):
         stems = [term.stem for term, fields in held if fields[field]]
         if stems:
             return excerpt_around(text, stems, excerpt_chars)
@@ -118,7 +111,7 @@ class SearchIndex:
 
     def __init__(self, skills: Iterable[SkillEntry]) -> None:
         self.skills: tuple[SkillEntry, ...] = tuple(skills)
-        self.text = TextIndex([(s.name, s.description, _instructions(s)) for s in self.skills])
+        self.text = TextIndex([(s.name, s.description, s.instructions) for s in self.skills])
         self._tags = Labels(skill.tags for skill in self.skills)
         self._keywords = Labels(skill.keywords for skill in self.skills)
         self._by_tag = freeze_lists((tag.casefold() for tag in skill.tags) for skill in self.skills)

@@ -24,12 +24,12 @@ class InvalidCursor(Exception):
     """Tampered, foreign, malformed, or made for another query."""
 
 
+class CursorPastTheEnd(InvalidCursor):
+    """Ours and for this query, but beyond its results (made by another version of the code)."""
+
+
 class StaleCursor(Exception):
     """Made by this server for a revision that is no longer the active one."""
-
-    def __init__(self, revision: str) -> None:
-        super().__init__(revision)
-        self.revision = revision
 
 
 def query_key(*parts: Any) -> str:
@@ -60,7 +60,7 @@ def decode(cursor: str, revision: str, query: str) -> int:
         raise InvalidCursor()
     made_for_revision, made_for_query, position = payload
     if made_for_revision != revision:
-        raise StaleCursor(made_for_revision)
+        raise StaleCursor()
     if made_for_query != query:
         raise InvalidCursor()
     return position

@@ -1,15 +1,17 @@
 """Method name -> (params schema, handler), and the one exception-to-wire boundary.
 
 Knows nothing of skills or MCP's meaning: a handler takes checked params and a
-request context and returns a result (or raises JsonRpcError). Anything else a
-handler raises is logged with its traceback and answered -32603 with a fixed
-message, so no library or stack text ever reaches a client.
+request context and returns a result (or raises JsonRpcError). The context is made
+by the caller's `context_for(method)`, inside the boundary, so whatever it reads for a
+request fails like a handler does. Anything else a handler raises is logged with its
+traceback and answered -32603 with a fixed message, so no library or stack text ever
+reaches a client.
 """
 
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from mcpapi.jsonrpc import (
     INTERNAL_ERROR,
@@ -23,6 +25,7 @@ from mcpapi.params import validate_object
 
 logger = logging.getLogger("mcpapi")
 
+C = TypeVar("C")
 Handler = Callable[[dict[str, Any], Any], Any]
 
 
@@ -32,7 +35,17 @@ class Method:
     handler: Handler
 
 
-class Dispatcher:
+@dataclass(slots=True)  # made on every request: a frozen dataclass costs a setattr call a field
+class Reply(Generic[C]):
+    """The encoded response to one request, its error code if any, and the context the
+    handler ran with (None when the request failed before one was made)."""
+
+    payload: bytes
+    rpc_error: int | None
+    context: C | None
+
+
+class Dispatcher(Generic[C]):
     def __init__(self) -> None:
         self._methods: dict[str, Method] = {}
 
@@ -45,19 +58,19 @@ class Dispatcher:
 
         return decorator
 
-    def handles(self, name: str) -> bool:
-        return name in self._methods
-
-    def reply(self, message: Message, context: Any) -> tuple[bytes, int | None]:
-        """The encoded response to a request (a message with an id), and its error code if any."""
+    def reply(self, message: Message, context_for: Callable[[str], C]) -> Reply[C]:
+        """Answer a request (a message with an id)."""
+        context: C | None = None
         try:
-            method = self._methods.get(message.method or "")
+            name = message.method or ""
+            method = self._methods.get(name)
             if method is None:
                 raise JsonRpcError(METHOD_NOT_FOUND, f"Method not found: {message.method}")
-            params = validate_object(message.params, method.params_schema, message.method or "")
-            return encode_result(message.id, method.handler(params, context)), None
+            params = validate_object(message.params, method.params_schema, name)
+            context = context_for(name)
+            return Reply(encode_result(message.id, method.handler(params, context)), None, context)
         except JsonRpcError as error:
-            return encode_error(message.id, error.code, error.message, error.data), error.code
+            return Reply(encode_error(message.id, error.code, error.message, error.data), error.code, context)
         except Exception:  # the one boundary: log everything, send nothing of it
             logger.exception("Unhandled error answering %s", message.method)
-            return encode_error(message.id, INTERNAL_ERROR, "Internal error."), INTERNAL_ERROR
+            return Reply(encode_error(message.id, INTERNAL_ERROR, "Internal error."), INTERNAL_ERROR, context)

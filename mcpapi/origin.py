@@ -1,4 +1,5 @@
-"""Which browser origins may call /mcp (SPEC §5, §7: DNS-rebinding protection).
+"""Which browser origins may call /mcp: DNS-rebinding protection (docs/reference.md#http-surface,
+docs/reference.md#callers-and-clearance).
 
 A request without an Origin header is not judged here (non-browser clients send
 none). With MCP_ALLOWED_ORIGINS set, an origin must be one of them: scheme, host

@@ -1,18 +1,24 @@
-"""MCP over the dispatcher: lifecycle (versions, initialize), tools and resources methods.
+"""MCP over the dispatcher: lifecycle (versions, initialize), tools and resources methods,
+and `answer()`, the way every parsed message goes (docs/reference.md#mcp-methods).
 
 Stateless: `initialize` negotiates a version and describes the server, but nothing
-is remembered between POSTs; every request stands alone (SPEC §6).
+is remembered between POSTs; every request stands alone. A method that reads skills
+runs with the one snapshot view resolved for its request, or, before the first publish,
+gives the answer registered with it for an empty registry.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import Any, Protocol
 
 from accounts.callers import Caller
-from mcpapi import resources, tools
+from catalog import index as catalog
+from catalog.index import SnapshotView
+from mcpapi import refusals, resources, tools
 from mcpapi.dispatch import Dispatcher
-from mcpapi.jsonrpc import InvalidParams
-from mcpapi.registry import RegistryView
+from mcpapi.jsonrpc import METHOD_NOT_FOUND, InvalidParams, Message, encode_error
+from mcpapi.outcome import Outcome
 
 # Newest first. initialize echoes a supported requested version, else answers the newest.
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
@@ -48,15 +54,75 @@ def version_header_supported(value: str | None) -> bool:
     return value is None or value in SUPPORTED_VERSIONS
 
 
-@dataclass(slots=True)
+class Headers(Protocol):
+    """A request's HTTP headers, looked up by name (case-insensitive)."""
+
+    def get(self, name: str, default: str | None = None, /) -> str | None: ...
+
+
+@dataclass(slots=True)  # made on every request: a frozen dataclass costs a setattr call a field
 class RequestContext:
     caller: Caller
-    registry: RegistryView
+    # The snapshot this request reads, resolved once, for the methods that read skills
+    # (None for the others, and before the first publish).
+    view: SnapshotView | None
 
 
 _CURSOR_PARAMS = {"type": "object", "properties": {"cursor": {"type": "string"}}}
 
-dispatcher = Dispatcher()
+dispatcher: Dispatcher[RequestContext] = Dispatcher()
+_READS_SKILLS: set[str] = set()
+
+ReadingHandler = Callable[[dict[str, Any], SnapshotView], Any]
+
+
+def reads_skills(
+    name: str, params_schema: dict[str, Any], *, before_publish: Callable[[dict[str, Any]], Any]
+) -> Callable[[ReadingHandler], ReadingHandler]:
+    """Register a method that reads skills: it runs with the request's snapshot view; before
+    the first publish, `before_publish` answers instead."""
+
+    def decorator(handler: ReadingHandler) -> ReadingHandler:
+        def run(params: dict[str, Any], context: RequestContext) -> Any:
+            if context.view is None:
+                return before_publish(params)
+            return handler(params, context.view)
+
+        _READS_SKILLS.add(name)
+        dispatcher.register(name, params_schema)(run)
+        return handler
+
+    return decorator
+
+
+def answer(message: Message, caller: Caller, headers: Headers) -> Outcome:
+    """What `caller` gets for `message`: its reply, or 202 for a notification or a response."""
+    method = message.method
+    tool = message.params.get("name") if method == "tools/call" else None
+    tool = tool if isinstance(tool, str) else None
+    if method == DISCOVER_METHOD and not message.is_notification:
+        # Answered whatever its version header says, so the probing client falls back to initialize.
+        payload = encode_error(message.id, METHOD_NOT_FOUND, f"Method not found: {DISCOVER_METHOD}")
+        return Outcome(200, payload, rpc_method=method, rpc_error=METHOD_NOT_FOUND)
+    if not version_header_supported(headers.get("MCP-Protocol-Version")):
+        return refusals.unsupported_version(message.id).outcome(rpc_method=method, tool=tool)
+    if message.is_notification or message.is_response:
+        return Outcome(202, None, rpc_method=method, tool=tool)
+
+    def context_for(name: str) -> RequestContext:
+        view = catalog.active_view(caller.zdr_cleared) if name in _READS_SKILLS else None
+        return RequestContext(caller, view)
+
+    reply = dispatcher.reply(message, context_for)
+    view = reply.context.view if reply.context is not None else None
+    return Outcome(
+        200,
+        reply.payload,
+        rpc_method=method,
+        tool=tool,
+        rpc_error=reply.rpc_error,
+        registry_sha=view.ref.sha if view is not None else None,
+    )
 
 
 @dispatcher.register(
@@ -92,21 +158,31 @@ def list_tools(params: dict[str, Any], context: RequestContext) -> Any:
     return tools.TOOL_LIST
 
 
-@dispatcher.register(
-    "tools/call",
-    {
-        "type": "object",
-        "properties": {"name": {"type": "string"}, "arguments": {"type": "object"}},
-        "required": ["name"],
-    },
+_TOOLS_CALL_PARAMS = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "arguments": {"type": "object"}},
+    "required": ["name"],
+}
+
+
+def _tool_before_publish(params: dict[str, Any]) -> Any:
+    tools.prepare(params["name"], params.get("arguments", {}))  # bad arguments are -32602 all the same
+    return tools.REGISTRY_EMPTY_RESULT
+
+
+@reads_skills("tools/call", _TOOLS_CALL_PARAMS, before_publish=_tool_before_publish)
+def call_tool(params: dict[str, Any], view: SnapshotView) -> Any:
+    tool, args = tools.prepare(params["name"], params.get("arguments", {}))
+    return tools.call(tool, args, view)
+
+
+@reads_skills(
+    "resources/list",
+    _CURSOR_PARAMS,
+    before_publish=lambda params: resources.list_before_publish(params.get("cursor")),
 )
-def call_tool(params: dict[str, Any], context: RequestContext) -> Any:
-    return tools.call_tool(params["name"], params.get("arguments", {}), context.registry)
-
-
-@dispatcher.register("resources/list", _CURSOR_PARAMS)
-def list_resources(params: dict[str, Any], context: RequestContext) -> dict[str, Any]:
-    return resources.list_resources(context.registry, params.get("cursor"))
+def list_resources(params: dict[str, Any], view: SnapshotView) -> dict[str, Any]:
+    return resources.list_resources(view, params.get("cursor"))
 
 
 @dispatcher.register("resources/templates/list", _CURSOR_PARAMS)
@@ -114,9 +190,14 @@ def list_resource_templates(params: dict[str, Any], context: RequestContext) -> 
     return resources.list_templates(params.get("cursor"))
 
 
-@dispatcher.register(
+def _read_before_publish(params: dict[str, Any]) -> Any:
+    raise resources.not_found(params["uri"])
+
+
+@reads_skills(
     "resources/read",
     {"type": "object", "properties": {"uri": {"type": "string"}}, "required": ["uri"]},
+    before_publish=_read_before_publish,
 )
-def read_resource(params: dict[str, Any], context: RequestContext) -> dict[str, Any]:
-    return resources.read_resource(context.registry, params["uri"])
+def read_resource(params: dict[str, Any], view: SnapshotView) -> dict[str, Any]:
+    return resources.read_resource(view, params["uri"])

@@ -1,4 +1,4 @@
-"""skill:// resources: the same files the tools serve, never more (SPEC §6, §9).
+"""skill:// resources: the same files the tools serve, never more (docs/reference.md#mcp-methods).
 
 `skill://<id>/SKILL.md` is a skill's whole SKILL.md (frontmatter included);
 `skill://<id>/<path>` one of its listed supporting files. URIs are matched
@@ -7,12 +7,14 @@ hidden ZDR skills included, is -32002, the same as a file that never existed.
 """
 
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
-from catalog.index import SkillEntry
+from catalog import index as catalog
+from catalog.index import SkillEntry, SnapshotView
 from mcpapi import cursors
 from mcpapi.jsonrpc import RESOURCE_NOT_FOUND, InvalidParams, JsonRpcError
-from mcpapi.registry import RegistryView
+from mcpapi.paginate import Paginator
 
 SCHEME = "skill://"
 SKILL_MD = "SKILL.md"
@@ -41,28 +43,24 @@ def skill_uri(skill_id: str, path: str = SKILL_MD) -> str:
     return f"{SCHEME}{skill_id}/{path}"
 
 
-def list_resources(registry: RegistryView, cursor: str | None) -> dict[str, Any]:
-    if registry.ref is None:
-        if cursor is not None:
-            raise _bad_cursor()
-        return {"resources": []}
-    query = cursors.query_key("resources/list", registry.zdr_cleared)
-    start = 0
-    if cursor is not None:
-        try:
-            start = cursors.decode(cursor, registry.ref.sha, query)
-        except (cursors.InvalidCursor, cursors.StaleCursor):
-            raise _bad_cursor() from None
-    page_size = registry.config.pagination.max_limit
-    page: list[dict[str, Any]] = []
-    for entry in _entries_from(registry.visible().skills, start):
-        if len(page) == page_size:
-            return {
-                "resources": page,
-                "nextCursor": cursors.encode(registry.ref.sha, query, start + page_size),
-            }
-        page.append(entry)
-    return {"resources": page}
+def list_resources(view: SnapshotView, cursor: str | None) -> dict[str, Any]:
+    paginator = Paginator(view.ref.sha, "resources/list", view.zdr_cleared)
+    try:
+        start = paginator.start(cursor)
+    except (cursors.InvalidCursor, cursors.StaleCursor):
+        raise _bad_cursor() from None
+    page_size = view.config.pagination.max_limit
+    # One entry more than a page says whether another page follows, without counting them all.
+    entries = list(islice(_entries_from(view.skills, start), page_size + 1))
+    if len(entries) > page_size:
+        return {"resources": entries[:page_size], "nextCursor": paginator.cursor_at(start + page_size)}
+    return {"resources": entries}
+
+
+def list_before_publish(cursor: str | None) -> dict[str, Any]:
+    if cursor is not None:  # nothing was ever listed, so no cursor was handed out
+        raise _bad_cursor()
+    return {"resources": []}
 
 
 def _entries_from(skills: tuple[SkillEntry, ...], start: int) -> Iterator[dict[str, Any]]:
@@ -106,23 +104,24 @@ def list_templates(cursor: str | None) -> dict[str, Any]:
     return TEMPLATES
 
 
-def read_resource(registry: RegistryView, uri: str) -> dict[str, Any]:
+def read_resource(view: SnapshotView, uri: str) -> dict[str, Any]:
     skill_id, _, path = uri[len(SCHEME) :].partition("/") if uri.startswith(SCHEME) else ("", "", "")
-    skill = registry.visible().get(skill_id) if skill_id and path and registry.ref is not None else None
+    skill = view.get(skill_id) if skill_id and path else None
     if skill is None:
-        raise _not_found(uri)
+        raise not_found(uri)
     if path == SKILL_MD:
         sha256, media_type = skill.skill_md_sha256, SKILL_MD_MEDIA_TYPE
     else:
         entry = skill.file(path)
         if entry is None:
-            raise _not_found(uri)
+            raise not_found(uri)
         sha256, media_type = entry.sha256, entry.media_type
-    text = registry.read_blob(sha256).decode("utf-8")
+    text = catalog.read_blob(sha256).decode("utf-8")
     return {"contents": [{"uri": uri, "mimeType": media_type, "text": text}]}
 
 
-def _not_found(uri: str) -> JsonRpcError:
+def not_found(uri: str) -> JsonRpcError:
+    """What any URI naming no resource the caller may see gets, before the first publish too."""
     return JsonRpcError(RESOURCE_NOT_FOUND, "Resource not found.", {"uri": uri})
 
 

@@ -75,7 +75,7 @@ def _limit(setting: str) -> dict[str, Any]:
 
 _STRINGS = {"type": "array", "items": {"type": "string"}}
 _NULLABLE_STRING = {"type": ["string", "null"]}
-_METADATA = {
+_METADATA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "id": {"type": "string"},

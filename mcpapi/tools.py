@@ -1,5 +1,5 @@
 """The four registry tools (docs/reference.md#tools, #errors): argument checks, handlers, results.
-Their wire shapes (schemas, error codes) are in tool_schemas.py.
+Their wire shapes (schemas, error codes) are in tool_schemas.py; wire.py encodes results.
 
 Every result carries `api_version`, `registry_sha` and `published_at` in
 `structuredContent`, and the same JSON as its one text content item. Problems a
@@ -8,19 +8,18 @@ results with `isError: true` and `structuredContent.error`. Malformed arguments
 are JSON-RPC -32602, raised as InvalidParams.
 """
 
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from catalog import index as catalog
-from catalog.index import SkillEntry, SnapshotRef
+from catalog.index import SkillEntry, SnapshotRef, SnapshotView
 from catalog.paths import is_well_formed_path
 from catalog.search import normalise
-from mcpapi import cursors
+from mcpapi import cursors, wire
 from mcpapi.jsonrpc import InvalidParams, RawJson, dumps_text
+from mcpapi.paginate import Page, Paginator
 from mcpapi.params import validate_object
-from mcpapi.registry import RegistryView
 from mcpapi.tool_schemas import (
     FILE_NOT_FOUND,
     INVALID_CURSOR,
@@ -34,10 +33,6 @@ from mcpapi.tool_schemas import (
     SKILLS_SEARCH,
     ToolSpec,
 )
-
-API_VERSION = "1"
-_HEX = re.compile(r"[0-9a-f]+")
-MIN_REVISION_PREFIX = 7
 
 
 class ToolError(Exception):
@@ -53,7 +48,7 @@ class ToolError(Exception):
         return {"code": self.code, "message": self.message, **self.extra}
 
 
-Handler = Callable[[dict[str, Any], RegistryView], dict[str, Any]]
+Handler = Callable[[dict[str, Any], SnapshotView], wire.Fields]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,58 +58,46 @@ class Tool:
     check: Callable[[dict[str, Any]], None] | None = None  # argument rules beyond the schema
 
 
-def skills_list(args: dict[str, Any], registry: RegistryView) -> dict[str, Any]:
-    pagination = registry.config.pagination
+def skills_list(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
+    pagination = view.config.pagination
     limit = _page_limit(args, "skills_list", pagination.default_limit, pagination.max_limit)
     tags = _normalised_tags(args.get("tags", ()))
-    skills = registry.search_index().with_tags(tags) if tags else registry.visible().skills
-    query = cursors.query_key("skills_list", tags, registry.zdr_cleared)
-    page, next_cursor = _page(skills, limit, args.get("cursor"), registry, query)
-    return {
-        "skills": _Encoded("[" + ",".join(skill.metadata_json() for skill in page) + "]"),
-        "next_cursor": next_cursor,
-    }
+    skills = view.search_index().with_tags(tags) if tags else view.skills
+    paginator = Paginator(view.ref.sha, "skills_list", tags, view.zdr_cleared)
+    page = _page(view, paginator, args, len(skills), limit)
+    listed = wire.metadata_list(view, skills[page.start : page.end])
+    return (("skills", listed), ("next_cursor", page.next_cursor))
 
 
-def skills_search(args: dict[str, Any], registry: RegistryView) -> dict[str, Any]:
-    settings = registry.config.search
+def skills_search(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
+    settings = view.config.search
     limit = _page_limit(args, "skills_search", settings.default_limit, settings.max_limit)
     tags = _normalised_tags(args.get("tags", ()))
-    query_text: str = args["query"]
-    hits = registry.search_index().search(query_text, tags)
-    # The cursor binds the query as the ranking reads it: two queries with one normal form
-    # have one ranking, so either may carry on the other's pages.
-    query = cursors.query_key("skills_search", normalise(query_text), tags, registry.zdr_cleared)
-    page, next_cursor = _page(hits, limit, args.get("cursor"), registry, query)
-    # Each result is the skill's metadata object with two more members: its stored JSON
-    # without the closing brace, then those members.
-    results = ",".join(
-        hit.skill.metadata_json()[:-1]
-        + ',"match_reasons":'
-        + dumps_text([{"rule": rule, "term": term} for rule, term in hit.match_reasons()])
-        + ',"excerpt":'
-        + dumps_text(hit.excerpt(settings.excerpt_chars))
-        + "}"
-        for hit in page
-    )
-    return {"results": _Encoded("[" + results + "]"), "next_cursor": next_cursor}
+    # The ranking and the cursor both read the query's normal form: two queries with one
+    # normal form have one ranking, so either may carry on the other's pages.
+    query = normalise(args["query"])
+    hits = view.search_index().search(query, tags)
+    paginator = Paginator(view.ref.sha, "skills_search", query, tags, view.zdr_cleared)
+    page = _page(view, paginator, args, len(hits), limit)
+    results = wire.search_results(view, hits[page.start : page.end], settings.excerpt_chars)
+    return (("results", results), ("next_cursor", page.next_cursor))
 
 
 def _check_search(args: dict[str, Any]) -> None:
-    if not args["query"].strip():
+    if not normalise(args["query"]):
         raise InvalidParams("skills_search: 'query' must not be empty or blank.")
 
 
-def skills_get(args: dict[str, Any], registry: RegistryView) -> dict[str, Any]:
-    skill = _skill(registry, args["id"])
-    return {
-        "metadata": skill.metadata(),
-        "instructions": skill.instructions,
-        "files": [entry.manifest() for entry in skill.files],
-    }
+def skills_get(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
+    skill = _skill(view, args["id"])
+    return (
+        ("metadata", wire.metadata(skill)),
+        ("instructions", skill.instructions),
+        ("files", [wire.manifest_entry(entry) for entry in skill.files]),
+    )
 
 
-def skills_get_file(args: dict[str, Any], registry: RegistryView) -> dict[str, Any]:
+def skills_get_file(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
     skill_id: str = args["id"]
     path: str = args["path"]
     if not is_well_formed_path(path):
@@ -123,40 +106,33 @@ def skills_get_file(args: dict[str, Any], registry: RegistryView) -> dict[str, A
             f"{path!r} is not a valid file path: paths are relative to the skill directory, with no "
             "'.' or '..' segment, no leading '/', no backslash, no '%' and no NUL.",
         )
-    offset = 0
-    if "cursor" in args:
-        offset = _decode_cursor(
-            args["cursor"], registry, cursors.query_key("skills_get_file", skill_id, path)
-        )
-    skill = _skill(registry, skill_id)
+    paginator = Paginator(view.ref.sha, "skills_get_file", skill_id, path)
+    try:
+        offset = paginator.start(args.get("cursor"))
+    except (cursors.InvalidCursor, cursors.StaleCursor) as error:
+        raise _cursor_error(view.ref, error) from None
+    skill = _skill(view, skill_id)
     entry = skill.file(path)
     if entry is None:
         raise ToolError(
             FILE_NOT_FOUND,
             f"Skill {skill_id!r} lists no file {path!r}; skills_get returns its files manifest.",
         )
-    data = registry.read_blob(entry.sha256)
+    data = catalog.read_blob(entry.sha256)
     if offset > len(data) or (offset < len(data) and _is_continuation_byte(data[offset])):
         raise ToolError(INVALID_CURSOR, "The cursor does not point into this file.")
-    end = page_end(data, offset, registry.config.file_page_bytes)
-    next_cursor = None
-    if end < len(data):
-        next_cursor = cursors.encode(
-            registry.ref.sha,  # type: ignore[union-attr]
-            cursors.query_key("skills_get_file", skill_id, path),
-            end,
-        )
-    return {
-        "id": skill.id,
-        "path": entry.path,
-        "text": data[offset:end].decode("utf-8"),
-        "offset": offset,
-        "size": entry.size,
-        "sha256": entry.sha256,
-        "media_type": entry.media_type,
-        "executable": entry.executable,
-        "next_cursor": next_cursor,
-    }
+    end = page_end(data, offset, view.config.file_page_bytes)
+    return (
+        ("id", skill.id),
+        ("path", entry.path),
+        ("text", data[offset:end].decode("utf-8")),
+        ("offset", offset),
+        ("size", entry.size),
+        ("sha256", entry.sha256),
+        ("media_type", entry.media_type),
+        ("executable", entry.executable),
+        ("next_cursor", paginator.cursor_at(end) if end < len(data) else None),
+    )
 
 
 def page_end(data: bytes, offset: int, page_bytes: int) -> int:
@@ -193,84 +169,32 @@ TOOLS: dict[str, Tool] = {
 # tools/list is the same for every caller and request: serialised once per process.
 TOOL_LIST = RawJson(dumps_text({"tools": [tool.spec.definition() for tool in TOOLS.values()]}))
 
+REGISTRY_EMPTY_RESULT = wire.tool_error(
+    None, {"code": REGISTRY_EMPTY, "message": "Nothing has been published to this registry yet."}
+)
 
-def call_tool(name: str, arguments: Any, registry: RegistryView) -> RawJson:
-    """A CallToolResult for `name`; raises InvalidParams for an unknown tool or bad arguments."""
+
+def prepare(name: str, arguments: Any) -> tuple[Tool, dict[str, Any]]:
+    """The tool called `name` and its checked arguments; InvalidParams for an unknown tool or
+    bad arguments."""
     tool = TOOLS.get(name)
     if tool is None:
         raise InvalidParams(f"Unknown tool: {name!r}.")
     args = validate_object(arguments, tool.spec.input_schema, name)
     if tool.check is not None:
         tool.check(args)
+    return tool, args
+
+
+def call(tool: Tool, args: dict[str, Any], view: SnapshotView) -> RawJson:
+    """The CallToolResult of `tool` on `view`."""
     try:
-        ref = registry.ref
-        if ref is None:
-            raise ToolError(REGISTRY_EMPTY, "Nothing has been published to this registry yet.")
-        if "revision" in args:
-            _check_revision(args["revision"], ref)
-        fields = tool.handler(args, registry)
+        if "revision" in args and not view.serves(args["revision"]):
+            raise _revision_unavailable(view.ref, f"Revision {args['revision']!r} is not available")
+        fields = tool.handler(args, view)
     except ToolError as error:
-        return _result({**_registry_fields(registry.ref), "error": error.as_dict()}, is_error=True)
-    return _result({**_registry_fields(ref), **fields}, is_error=False)
-
-
-class _Encoded(str):
-    """A field value that is already JSON text (e.g. joined per-skill fragments): spliced
-    into the result as it is."""
-
-
-def _encode_structured(structured: dict[str, Any]) -> str:
-    """dumps_text(structured), except that _Encoded values go in as they are."""
-    if not any(isinstance(value, _Encoded) for value in structured.values()):
-        return dumps_text(structured)
-    return (
-        "{"
-        + ",".join(
-            dumps_text(key) + ":" + (value if isinstance(value, _Encoded) else dumps_text(value))
-            for key, value in structured.items()
-        )
-        + "}"
-    )
-
-
-def _result(structured: dict[str, Any], *, is_error: bool) -> RawJson:
-    """The CallToolResult, serialised: structuredContent is encoded once and reused, as an
-    object and as the text of the one content item."""
-    text = _encode_structured(structured)
-    flag = "true" if is_error else "false"
-    return RawJson(
-        '{"content":[{"type":"text","text":'
-        + dumps_text(text)
-        + '}],"structuredContent":'
-        + text
-        + ',"isError":'
-        + flag
-        + "}"
-    )
-
-
-def _registry_fields(ref: SnapshotRef | None) -> dict[str, Any]:
-    return {
-        "api_version": API_VERSION,
-        "registry_sha": ref.sha if ref is not None else None,
-        "published_at": ref.published_at.isoformat() if ref is not None else None,
-    }
-
-
-def _check_revision(revision: str, ref: SnapshotRef) -> None:
-    """Only the active snapshot is served: its full SHA, or a unique prefix of >= 7 hex chars."""
-    wanted = revision.lower()
-    if wanted == ref.sha:
-        return
-    if (
-        MIN_REVISION_PREFIX <= len(wanted) < len(ref.sha)
-        and _HEX.fullmatch(wanted)
-        and ref.sha.startswith(wanted)
-    ):
-        found = catalog.find_snapshot(wanted)  # None when the prefix names several snapshots
-        if found is not None and found.sha == ref.sha:
-            return
-    raise _revision_unavailable(ref, f"Revision {revision!r} is not available")
+        return wire.tool_error(view.ref, error.as_dict())
+    return wire.tool_result(view.ref, fields)
 
 
 def _revision_unavailable(ref: SnapshotRef, why: str) -> ToolError:
@@ -282,8 +206,8 @@ def _revision_unavailable(ref: SnapshotRef, why: str) -> ToolError:
     )
 
 
-def _skill(registry: RegistryView, skill_id: str) -> SkillEntry:
-    skill = registry.visible().get(skill_id)
+def _skill(view: SnapshotView, skill_id: str) -> SkillEntry:
+    skill = view.get(skill_id)
     if skill is None:
         raise ToolError(SKILL_NOT_FOUND, f"No skill has the id {skill_id!r}; ids are matched exactly.")
     return skill
@@ -300,29 +224,20 @@ def _normalised_tags(tags: Any) -> list[str]:
     return sorted({tag.lower() for tag in tags})
 
 
-def _page(
-    items: Sequence, limit: int, cursor: str | None, registry: RegistryView, query: str
-) -> tuple[list, str | None]:
-    start = 0 if cursor is None else _decode_cursor(cursor, registry, query)
-    if start > len(items):
-        raise ToolError(INVALID_CURSOR, "The cursor points past the end of the results.")
-    end = start + limit
-    next_cursor = None
-    if end < len(items):
-        next_cursor = cursors.encode(registry.ref.sha, query, end)  # type: ignore[union-attr]
-    return items[start:end], next_cursor
-
-
-def _decode_cursor(cursor: str, registry: RegistryView, query: str) -> int:
-    ref = registry.ref
-    assert ref is not None
+def _page(view: SnapshotView, paginator: Paginator, args: dict[str, Any], total: int, limit: int) -> Page:
     try:
-        return cursors.decode(cursor, ref.sha, query)
-    except cursors.StaleCursor:
-        raise _revision_unavailable(ref, "The cursor comes from an earlier revision") from None
-    except cursors.InvalidCursor:
-        raise ToolError(
-            INVALID_CURSOR,
-            "The cursor is not valid for this query: pass back next_cursor exactly as returned, "
-            "with the same arguments.",
-        ) from None
+        return paginator.page(args.get("cursor"), total, limit)
+    except (cursors.InvalidCursor, cursors.StaleCursor) as error:
+        raise _cursor_error(view.ref, error) from None
+
+
+def _cursor_error(ref: SnapshotRef, error: cursors.InvalidCursor | cursors.StaleCursor) -> ToolError:
+    if isinstance(error, cursors.StaleCursor):
+        return _revision_unavailable(ref, "The cursor comes from an earlier revision")
+    if isinstance(error, cursors.CursorPastTheEnd):
+        return ToolError(INVALID_CURSOR, "The cursor points past the end of the results.")
+    return ToolError(
+        INVALID_CURSOR,
+        "The cursor is not valid for this query: pass back next_cursor exactly as returned, "
+        "with the same arguments.",
+    )

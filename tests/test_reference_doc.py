@@ -343,11 +343,13 @@ def http_statuses() -> set[int]:
 
 
 def mcp_methods() -> set[str]:
+    """Methods registered with the dispatcher: `register(name, ...)`, or `reads_skills(name,
+    ...)` for a method that reads skills, and constants named ...METHOD."""
     files = app_files("mcpapi")
     strings = _Strings(files)
     methods = set()
     for path, node in _nodes(files):
-        if isinstance(node, ast.Call) and _callee(node) == "register" and node.args:
+        if isinstance(node, ast.Call) and _callee(node) in ("register", "reads_skills") and node.args:
             if (value := strings.value(node.args[0], path)) is not None:
                 methods.add(value)
     for constants in strings.by_file.values():

@@ -1,4 +1,5 @@
-"""The read side: the active snapshot, revisions by prefix, the cached in-memory index, blobs."""
+"""The read side: the active snapshot and its per-request view, revisions by prefix, the
+cached in-memory index and search indexes, blobs."""
 
 import threading
 import time
@@ -13,7 +14,9 @@ from catalog.index import (
     SnapshotIndex,
     SnapshotNotFound,
     SnapshotRef,
+    SnapshotView,
     active_snapshot,
+    active_view,
     find_snapshot,
     load_index,
     read_blob,
@@ -69,6 +72,8 @@ def test_find_snapshot_takes_a_full_sha_or_a_unique_prefix() -> None:
     assert find_snapshot(sha) == expected
     assert find_snapshot("abcdef01") == expected
     assert find_snapshot("abcdef0") == expected
+    assert find_snapshot("ABCDEF01") == expected  # case-insensitive, as people paste SHAs
+    assert find_snapshot(sha.upper()) == expected
 
 
 @pytest.mark.django_db
@@ -77,7 +82,7 @@ def test_find_snapshot_takes_a_full_sha_or_a_unique_prefix() -> None:
     [
         "abcdef",  # too short
         "abcdef0",  # ambiguous: both stored snapshots start with it
-        "ABCDEF01",  # upper case
+        "ABCDEF0",  # ambiguous in upper case too
         "abcdef01\n",
         " abcdef01",
         "abcdefg1",
@@ -126,7 +131,7 @@ def test_the_index_holds_the_snapshot_and_hides_zdr_skills_from_uncleared_caller
     assert snapshot_index.visible(False).get("zeta") is None
     alpha = everyone.get("alpha")
     assert alpha is not None
-    assert alpha.metadata()["tags"] == ["docs"]
+    assert alpha.tags == ("docs",)
     assert alpha.instructions == "Do the thing, step by step.\n"
     assert alpha.skill_md_size == len(skill_md)
     assert read_blob(alpha.skill_md_sha256) == skill_md
@@ -216,3 +221,83 @@ def test_concurrent_first_loads_build_the_index_once(monkeypatch: pytest.MonkeyP
 
     assert builds == [ref.sha]
     assert len(results) == 8 and all(result is results[0] for result in results)
+
+
+@pytest.mark.django_db
+def test_there_is_no_view_before_the_first_publish() -> None:
+    assert active_view(True) is None
+    assert active_view(False) is None
+
+
+@pytest.mark.django_db
+def test_the_active_view_sees_what_its_clearance_allows(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("alpha", tags=["docs"])
+    skill_repo.add_skill("zeta", body="Secret steps.\n", required_zdr=True)
+    result = publish(skill_repo.root, skill_repo.commit())
+
+    cleared, uncleared = active_view(True), active_view(False)
+
+    assert cleared is not None and uncleared is not None
+    assert cleared.ref == uncleared.ref == SnapshotRef(result.sha, result.published_at)
+    assert [skill.id for skill in cleared.skills] == ["alpha", "zeta"]
+    assert [skill.id for skill in uncleared.skills] == ["alpha"]
+    assert uncleared.get("zeta") is None and cleared.get("zeta") is not None
+    assert [hit.skill.id for hit in uncleared.search_index().search("secret")] == []
+    assert [hit.skill.id for hit in cleared.search_index().search("secret")] == ["zeta"]
+
+
+@pytest.mark.django_db
+def test_a_view_serves_its_full_sha_or_a_unique_prefix_in_either_case() -> None:
+    sha = "abcdef0" + "1" * 33
+    stored_snapshot(sha)
+    stored_snapshot("abcdef9" + "2" * 33)
+    view = SnapshotView(SnapshotIndex(SnapshotRef(sha, datetime(2026, 1, 1, tzinfo=UTC)), None, []), False)  # type: ignore[arg-type]
+
+    for revision in (sha, sha.upper(), "abcdef01", "ABCDEF0"):
+        assert view.serves(revision), revision
+    for revision in ("abcdef9", "abcdef", "abcdef0" + "2" * 33, sha + "1", " abcdef01", "abcdefg", ""):
+        assert not view.serves(revision), revision
+
+
+def test_concurrent_first_searches_build_one_search_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    from catalog import search
+
+    builds: list[int] = []
+    real = search.SearchIndex
+
+    class SlowSearchIndex(real):  # type: ignore[misc, valid-type]
+        def __init__(self, skills) -> None:  # type: ignore[no-untyped-def]
+            builds.append(1)
+            time.sleep(0.2)
+            super().__init__(skills)
+
+    monkeypatch.setattr(search, "SearchIndex", SlowSearchIndex)
+    ref = SnapshotRef("e" * 40, datetime(2026, 1, 1, tzinfo=UTC))
+    views = [SnapshotView(SnapshotIndex(ref, config=None, skills=[]), True) for _ in range(8)]  # type: ignore[arg-type]
+    results: list[object] = []
+    threads = [
+        threading.Thread(target=lambda view=view: results.append(view.search_index())) for view in views
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert builds == [1]
+    assert len(results) == 8 and all(result is results[0] for result in results)
+    assert SnapshotView(views[0].index, False).search_index() is not results[0]  # another clearance
+
+
+def test_the_search_cache_keeps_only_a_few_indexes() -> None:
+    views = [
+        SnapshotView(
+            SnapshotIndex(SnapshotRef(f"{number:040x}", datetime(2026, 1, 1, tzinfo=UTC)), None, []), True
+        )  # type: ignore[arg-type]
+        for number in range(index.SEARCH_CACHE_SIZE + 1)
+    ]
+    first = views[0].search_index()
+    for view in views[1:]:
+        view.search_index()
+
+    assert views[-1].search_index() is views[-1].search_index()
+    assert views[0].search_index() is not first  # evicted, built again

@@ -8,7 +8,8 @@ import re
 import pytest
 from django.test import Client, RequestFactory
 
-from mcpapi import protocol, views
+from accounts.errors import LoginNotAllowed, UpstreamUnavailable
+from mcpapi import admission, protocol, views
 from tests.support.mcp import McpClient
 from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
 
@@ -52,7 +53,11 @@ def test_without_a_token_it_is_401_with_the_bearer_challenge_and_nothing_else(mc
     response = mcp.http.post("/mcp", data=json.dumps(PING), content_type="application/json")
     assert response.status_code == 401
     assert response["WWW-Authenticate"] == 'Bearer realm="mcp"'
-    assert set(response.json()) == {"error"}
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": "Authentication required."},
+    }
 
 
 def test_a_bad_token_is_401_invalid_token(mcp: McpClient) -> None:
@@ -327,6 +332,79 @@ def test_json_with_a_charset_is_json(mcp: McpClient) -> None:
         "/mcp", data=json.dumps(PING), content_type="application/json; charset=utf-8", headers=mcp.headers()
     )
     assert response.status_code == 200
+
+
+# --- one body shape for every refusal ---------------------------------------------------
+
+
+def _refused(mcp: McpClient, settings, monkeypatch, kind: str):
+    """A request refused before dispatch, one per kind of refusal."""
+    if kind == "login not allowed":
+        monkeypatch.setattr(
+            admission, "authenticate", lambda request: (_ for _ in ()).throw(LoginNotAllowed())
+        )
+    if kind == "upstream unavailable":
+        monkeypatch.setattr(
+            admission, "authenticate", lambda request: (_ for _ in ()).throw(UpstreamUnavailable())
+        )
+    if kind == "rate limited":
+        settings.MCP_RATE_LIMIT_PER_MINUTE = 1
+        mcp.post(PING)
+    requests = {
+        "method not allowed": lambda: mcp.http.get("/mcp", headers=mcp.headers()),
+        "origin": lambda: mcp.post(PING, Origin="https://evil.example.com"),
+        "declared too large": lambda: mcp.post(b"x" * (settings.MCP_MAX_BODY_BYTES + 1)),
+        "no token": lambda: mcp.post(PING, token=""),
+        "bad token": lambda: mcp.post(PING, token="wrong*token"),
+        "login not allowed": lambda: mcp.post(PING),
+        "upstream unavailable": lambda: mcp.post(PING),
+        "rate limited": lambda: mcp.post(PING),
+        "not acceptable": lambda: mcp.post(PING, Accept="text/event-stream"),
+        "media type": lambda: mcp.http.post(
+            "/mcp", data=json.dumps(PING), content_type="text/plain", headers=mcp.headers()
+        ),
+        "parse error": lambda: mcp.post(b"{"),
+        "not a request": lambda: mcp.post([PING]),
+        "protocol version": lambda: mcp.post(PING, **{"MCP-Protocol-Version": "2099-01-01"}),
+    }
+    return requests[kind]()
+
+
+REFUSALS = {
+    "method not allowed": (405, {"Allow": "POST"}),
+    "origin": (403, {}),
+    "declared too large": (413, {}),
+    "no token": (401, {"WWW-Authenticate": 'Bearer realm="mcp"'}),
+    "bad token": (401, {"WWW-Authenticate": 'Bearer realm="mcp", error="invalid_token"'}),
+    "login not allowed": (403, {}),
+    "upstream unavailable": (503, {}),
+    "rate limited": (429, {"Retry-After": re.compile(r"[1-9][0-9]*")}),
+    "not acceptable": (406, {}),
+    "media type": (415, {}),
+    "parse error": (400, {}),
+    "not a request": (400, {}),
+    "protocol version": (400, {}),
+}
+
+
+@pytest.mark.parametrize("kind", REFUSALS)
+def test_every_refusal_is_a_json_rpc_error_envelope_with_its_status_and_headers(
+    mcp: McpClient, settings, monkeypatch, kind: str
+) -> None:
+    status, headers = REFUSALS[kind]
+    response = _refused(mcp, settings, monkeypatch, kind)
+    assert response.status_code == status
+    assert response["Content-Type"] == "application/json"
+    for name, value in headers.items():
+        assert value.fullmatch(response[name]) if isinstance(value, re.Pattern) else response[name] == value
+    for name in {"Allow", "WWW-Authenticate", "Retry-After"} - set(headers):
+        assert not response.has_header(name), name
+    body = response.json()
+    assert set(body) == {"jsonrpc", "id", "error"}
+    assert body["jsonrpc"] == "2.0"
+    assert body["id"] == (1 if kind == "protocol version" else None)
+    assert set(body["error"]) <= {"code", "message", "data"}
+    assert isinstance(body["error"]["code"], int) and body["error"]["message"]
 
 
 # --- the error boundary and the access log -----------------------------------------------

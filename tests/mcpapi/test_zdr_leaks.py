@@ -1,4 +1,4 @@
-"""ZDR leak test (issue 5): a caller not cleared for ZDR learns nothing of a required_zdr skill.
+"""ZDR leak test: a caller not cleared for ZDR learns nothing of a required_zdr skill.
 
 Every tool and every resource method runs, as one fixed transcript of calls, over a
 registry with several ZDR skills (distinctive ids, names, descriptions, bodies, file

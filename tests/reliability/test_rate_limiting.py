@@ -18,7 +18,7 @@ from django.core.cache import cache, caches
 from django.core.cache.backends.locmem import LocMemCache
 
 from accounts import tokens
-from mcpapi import throttling, views
+from mcpapi import refusals, throttling, views
 from tests.support import github_standin
 from tests.support.databases import SubprocessDatabase
 from tests.support.e2e import server_env
@@ -92,7 +92,7 @@ def test_over_the_limit_is_429_with_retry_after_and_a_json_body(
     assert refused["Retry-After"] == "30"  # the request of t = 0 leaves the window at t = 60
     body = json.loads(refused.content)
     assert refused["Content-Type"] == "application/json"
-    assert body["error"]["code"] == throttling.RATE_LIMITED
+    assert body["error"]["code"] == refusals.TRY_LATER
     assert body["error"]["data"] == {"retry_after": 30}
     assert "3 per minute" in body["error"]["message"]
     assert parsed == []  # refused before its body was read or parsed

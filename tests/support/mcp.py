@@ -21,7 +21,6 @@ from django.test import Client
 
 from catalog import index as catalog_index
 from catalog.publishing import publish
-from mcpapi.registry import clear_search_cache
 from tests.support.repos import SkillRepo
 from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
 
@@ -141,10 +140,8 @@ def only_static_callers(settings: Any) -> Iterator[None]:
     settings.GITHUB_API_URL = "http://127.0.0.1:9"
     settings.MCP_ALLOWED_ORIGINS = []
     catalog_index.clear_index_cache()
-    clear_search_cache()
     yield
     catalog_index.clear_index_cache()
-    clear_search_cache()
 
 
 def publish_head(repo: SkillRepo, message: str = "update skills") -> str:

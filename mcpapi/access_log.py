@@ -1,0 +1,58 @@
+"""One access log line per /mcp request, written from its Outcome: who called, what, how it
+ended and from which snapshot; never the token."""
+
+import logging
+import re
+import uuid
+
+from django.http import HttpRequest
+
+from accounts.callers import Caller
+from mcpapi.outcome import Outcome
+
+logger = logging.getLogger("mcpapi.access")
+
+# A request id the reverse proxy may pass on (nginx: `proxy_set_header X-Request-ID
+# $request_id`); anything else a client sends is replaced, so log lines stay clean.
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+_LOGGED_NAME_CHARS = 100
+
+
+def request_id(request: HttpRequest) -> str:
+    supplied = request.META.get("HTTP_X_REQUEST_ID", "")
+    return supplied if _REQUEST_ID.fullmatch(supplied) else uuid.uuid4().hex
+
+
+def write(request_id: str, caller: Caller | None, outcome: Outcome, duration_ms: float) -> None:
+    identity = caller.identity if caller is not None else None
+    rpc_method, tool = _loggable(outcome.rpc_method), _loggable(outcome.tool)
+    # The message names the caller and the duration too: a plain-text line says it all.
+    logger.info(
+        "%s %s %s %s %s %.2fms",
+        request_id,
+        identity or "-",
+        rpc_method or "-",
+        tool or "-",
+        outcome.status,
+        duration_ms,
+        extra={
+            "request_id": request_id,
+            "caller": identity,
+            "rpc_method": rpc_method,
+            "tool": tool,
+            "status": outcome.status,
+            "rpc_error": outcome.rpc_error,
+            "duration_ms": duration_ms,
+            "registry_sha": outcome.registry_sha,
+        },
+    )
+
+
+def _loggable(name: str | None) -> str | None:
+    """A client-chosen method or tool name, as the access log may hold it: bounded, and
+    escaped unless printable (no forged line breaks, no lone surrogate that a UTF-8 log
+    stream could not write)."""
+    if name is None:
+        return None
+    shown = name if name.isprintable() else repr(name)[1:-1]
+    return shown[:_LOGGED_NAME_CHARS]

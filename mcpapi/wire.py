@@ -1,0 +1,207 @@
+"""Every skill-derived result on the wire, and the CallToolResult around a tool's fields.
+
+The catalog hands out data (SkillEntry, FileEntry, search hits); this module alone decides
+their JSON (docs/reference.md#tools). JSON is composed structurally: an object is made of
+Members (its `"key":value` text, without braces), and a value already encoded is a RawJson,
+put in as it is.
+
+A skill's metadata members are encoded on first use and kept per snapshot index, so a page
+of skills or search results is a join of stored fragments (a single skill, as skills_get
+answers it, is encoded with the rest of its result in one call). The memo of an index is dropped
+with the index, so it is bounded by the catalog's index cache.
+"""
+
+import threading
+import weakref
+from collections.abc import Iterable
+from itertools import chain
+from typing import Any, NewType
+
+from catalog.index import FileEntry, SkillEntry, SnapshotIndex, SnapshotRef, SnapshotView
+from catalog.search import SearchHit
+from mcpapi.jsonrpc import RawJson, dumps_text
+
+API_VERSION = "1"
+
+# The members of one JSON object, `"a":1,"b":[2]`: what a larger object is made of.
+Members = NewType("Members", str)
+Fields = Iterable[tuple[str, Any]]
+
+
+def members(fields: Fields) -> Members:
+    """`fields` as object members, in order; a RawJson value goes in as it is."""
+    return Members(",".join(_encoded_runs(dict(fields))))
+
+
+def encode_object(fields: Fields) -> RawJson:
+    """The object of `fields`, in order; a RawJson value goes in as it is. Without one, this is
+    a single encoder call."""
+    values = dict(fields)
+    if RawJson not in map(type, values.values()):
+        return RawJson(dumps_text(values))
+    return RawJson("{" + ",".join(_encoded_runs(values)) + "}")
+
+
+def json_object(*parts: Members) -> RawJson:
+    """One object made of the members of every part, in order."""
+    return RawJson("{" + ",".join(filter(None, parts)) + "}")
+
+
+def json_array(items: Iterable[RawJson]) -> RawJson:
+    return RawJson("[" + ",".join(items) + "]")
+
+
+def _plain_members(values: dict[str, Any]) -> Members:
+    """The members of the object of `values` (none of them a RawJson): one encoder call."""
+    return Members(dumps_text(values)[1:-1])
+
+
+def _encoded_runs(values: dict[str, Any]) -> list[str]:
+    """The members of `values`: each run of plain values encoded in one call, each RawJson
+    put in as it is."""
+    parts: list[str] = []
+    plain: dict[str, Any] = {}
+    for key, value in values.items():
+        if type(value) is RawJson:
+            if plain:
+                parts.append(_plain_members(plain))
+                plain = {}
+            parts.append(_encoded_key(key) + value)
+        else:
+            plain[key] = value
+    if plain:
+        parts.append(_plain_members(plain))
+    return parts
+
+
+_keys: dict[str, str] = {}
+
+
+def _encoded_key(key: str) -> str:
+    """`"key":`, kept: the keys are this module's and the tools' own few names."""
+    encoded = _keys.get(key)
+    if encoded is None:
+        encoded = _keys[key] = dumps_text(key) + ":"
+    return encoded
+
+
+# --- skills ------------------------------------------------------------------------------
+
+# Per snapshot index (by identity): skill id -> its metadata members. An entry is dropped when
+# its index is (weakref.finalize), before the index's id can name another object.
+_metadata_memo: dict[int, dict[str, Members]] = {}
+_memo_lock = threading.Lock()
+
+
+def metadata(skill: SkillEntry) -> dict[str, Any]:
+    """A skill's metadata object (docs/reference.md#tools), for one skill on its own."""
+    return dict(_metadata_fields(skill))
+
+
+def metadata_list(view: SnapshotView, skills: Iterable[SkillEntry]) -> RawJson:
+    """An array of the skills' metadata objects."""
+    memo = _memo(view)
+    return RawJson(
+        "["
+        + ",".join("{" + (memo.get(skill.id) or _metadata_members(memo, skill)) + "}" for skill in skills)
+        + "]"
+    )
+
+
+def search_results(view: SnapshotView, hits: Iterable[SearchHit], excerpt_chars: int) -> RawJson:
+    """An array of search results: each skill's metadata, why it matched, and an excerpt."""
+    memo = _memo(view)
+    return json_array(
+        json_object(
+            memo.get(hit.skill.id) or _metadata_members(memo, hit.skill),
+            _plain_members(
+                {
+                    "match_reasons": [{"rule": rule, "term": term} for rule, term in hit.match_reasons()],
+                    "excerpt": hit.excerpt(excerpt_chars),
+                }
+            ),
+        )
+        for hit in hits
+    )
+
+
+def manifest_entry(entry: FileEntry) -> dict[str, Any]:
+    """One supporting file as the files manifest of skills_get lists it."""
+    return {
+        "path": entry.path,
+        "size": entry.size,
+        "sha256": entry.sha256,
+        "media_type": entry.media_type,
+        "executable": entry.executable,
+    }
+
+
+def _memo(view: SnapshotView) -> dict[str, Members]:
+    memo = _metadata_memo.get(id(view.index))
+    if memo is None:
+        memo = _new_memo(view.index)
+    return memo
+
+
+def _new_memo(index: SnapshotIndex) -> dict[str, Members]:
+    with _memo_lock:
+        memo = _metadata_memo.get(id(index))
+        if memo is None:
+            memo = _metadata_memo[id(index)] = {}
+            weakref.finalize(index, _metadata_memo.pop, id(index), None)
+    return memo
+
+
+def _metadata_members(memo: dict[str, Members], skill: SkillEntry) -> Members:
+    encoded = memo.get(skill.id)
+    if encoded is None:  # two threads may both encode it: the same text, stored twice
+        encoded = memo[skill.id] = members(_metadata_fields(skill))
+    return encoded
+
+
+def _metadata_fields(skill: SkillEntry) -> Fields:
+    return (
+        ("id", skill.id),
+        ("name", skill.name),
+        ("description", skill.description),
+        ("version", skill.version),
+        ("tags", skill.tags),
+        ("keywords", skill.keywords),
+        ("requires", skill.requires),
+        ("required_zdr", skill.required_zdr),
+        ("content_hash", skill.content_hash),
+    )
+
+
+# --- tool results --------------------------------------------------------------------------
+
+
+def tool_result(ref: SnapshotRef, fields: Fields) -> RawJson:
+    return _call_tool_result(ref, fields, is_error=False)
+
+
+def tool_error(ref: SnapshotRef | None, error: dict[str, Any]) -> RawJson:
+    """An error a model can act on, as a result (isError: true); `ref` is None before the
+    first publish."""
+    return _call_tool_result(ref, (("error", error),), is_error=True)
+
+
+# The CallToolResult around one structuredContent text: the text item holding it as a JSON
+# string, then the object itself, then isError.
+_RESULT_HEAD = '{"content":[{"type":"text","text":'
+_RESULT_STRUCTURED = '}],"structuredContent":'
+_RESULT_TAIL = {False: ',"isError":false}', True: ',"isError":true}'}
+
+
+def _call_tool_result(ref: SnapshotRef | None, fields: Fields, *, is_error: bool) -> RawJson:
+    """structuredContent is encoded once and used twice: as the object, and as the text of
+    the one content item."""
+    registry = (
+        ("api_version", API_VERSION),
+        ("registry_sha", ref.sha if ref is not None else None),
+        ("published_at", ref.published_at.isoformat() if ref is not None else None),
+    )
+    structured = encode_object(chain(registry, fields))
+    return RawJson(
+        _RESULT_HEAD + dumps_text(structured) + _RESULT_STRUCTURED + structured + _RESULT_TAIL[is_error]
+    )

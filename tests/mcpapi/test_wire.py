@@ -1,0 +1,155 @@
+"""mcpapi.wire and mcpapi.paginate on their own: JSON composed from members, the metadata memo
+per snapshot index, tool results, and the one paginator over signed cursors."""
+
+import gc
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from catalog.index import FileEntry, SkillEntry, SnapshotIndex, SnapshotRef, SnapshotView
+from catalog.search import SearchIndex
+from mcpapi import cursors, wire
+from mcpapi.jsonrpc import RawJson, dumps_text
+from mcpapi.paginate import Page, Paginator
+
+REF = SnapshotRef("a" * 40, datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
+
+
+def skill(skill_id: str, **fields) -> SkillEntry:  # type: ignore[no-untyped-def]
+    values = {
+        "name": f"Skill “{skill_id}”",
+        "description": "Review — carefully.",
+        "version": "1.0.0",
+        "tags": ("review",),
+        "keywords": ("diff",),
+        "requires": (),
+        "required_zdr": False,
+        "content_hash": "0" * 64,
+        "instructions": "Steps to review.\n",
+        "skill_md_sha256": "1" * 64,
+        "skill_md_size": 10,
+        "files": (FileEntry("scripts/run.sh", 3, "2" * 64, "text/x-shellscript", True),),
+        **fields,
+    }
+    return SkillEntry(id=skill_id, **values)
+
+
+def view_of(*skills: SkillEntry) -> SnapshotView:
+    return SnapshotView(SnapshotIndex(REF, None, skills), zdr_cleared=True)  # type: ignore[arg-type]
+
+
+def test_objects_composed_from_members_are_what_the_encoder_makes_of_the_dict() -> None:
+    inner = RawJson(dumps_text({"x": [1, "é"]}))
+    composed = wire.json_object(wire.members([("a", 1), ("b", None)]), wire.members([("c", inner)]))
+    assert composed == dumps_text({"a": 1, "b": None, "c": {"x": [1, "é"]}})
+    assert wire.json_object(wire.members([]), wire.members([("a", ())])) == '{"a":[]}'
+    assert wire.json_array([inner, RawJson("2")]) == '[{"x":[1,"é"]},2]'
+    both = '{"a":1,"b":{"x":[1,"é"]},"c":"d","e":{"x":[1,"é"]}}'
+    assert wire.encode_object([("a", 1), ("b", inner), ("c", "d"), ("e", inner)]) == both
+    assert wire.encode_object([("a", 1)]) == '{"a":1}'
+    assert wire.encode_object([("b", inner)]) == '{"b":{"x":[1,"é"]}}'
+    assert wire.encode_object([]) == "{}"
+
+
+def test_metadata_is_the_skills_fields_in_order() -> None:
+    alpha, beta = skill("alpha"), skill("beta")
+    assert json.loads(wire.metadata_list(view_of(alpha, beta), [alpha, beta])) == [
+        json.loads(dumps_text(wire.metadata(alpha))),
+        json.loads(dumps_text(wire.metadata(beta))),
+    ]
+    assert wire.metadata_list(view_of(alpha), []) == "[]"
+    assert json.loads(dumps_text(wire.metadata(alpha))) == {
+        "id": "alpha",
+        "name": "Skill “alpha”",
+        "description": "Review — carefully.",
+        "version": "1.0.0",
+        "tags": ["review"],
+        "keywords": ["diff"],
+        "requires": [],
+        "required_zdr": False,
+        "content_hash": "0" * 64,
+    }
+    assert list(wire.metadata(alpha)) == [
+        "id",
+        "name",
+        "description",
+        "version",
+        "tags",
+        "keywords",
+        "requires",
+        "required_zdr",
+        "content_hash",
+    ]
+
+
+def test_a_search_result_is_the_metadata_then_match_reasons_then_excerpt() -> None:
+    alpha = skill("alpha")
+    view = view_of(alpha)
+    [hit] = SearchIndex(view.skills).search("review")
+    [result] = json.loads(wire.search_results(view, [hit], 6))
+    assert result == {
+        **json.loads(dumps_text(wire.metadata(alpha))),
+        "match_reasons": [{"rule": rule, "term": term} for rule, term in hit.match_reasons()],
+        "excerpt": hit.excerpt(6),
+    }
+    assert list(result)[-2:] == ["match_reasons", "excerpt"]
+
+
+def test_the_metadata_memo_lives_as_long_as_its_index() -> None:
+    alpha = skill("alpha")
+    view = view_of(alpha)
+    first = wire.metadata_list(view, [alpha])
+    assert wire.metadata_list(view, [alpha]) == first
+    key = id(view.index)
+    assert len(wire._metadata_memo[key]) == 1
+    del view
+    gc.collect()
+    assert key not in wire._metadata_memo
+
+
+def test_a_tool_result_carries_its_structured_content_twice_and_the_registry_fields() -> None:
+    result = json.loads(wire.tool_result(REF, [("n", 1), ("listed", RawJson("[]"))]))
+    structured = {
+        "api_version": wire.API_VERSION,
+        "registry_sha": REF.sha,
+        "published_at": REF.published_at.isoformat(),
+        "n": 1,
+        "listed": [],
+    }
+    assert result == {
+        "content": [{"type": "text", "text": dumps_text(structured)}],
+        "structuredContent": structured,
+        "isError": False,
+    }
+    empty = json.loads(wire.tool_error(None, {"code": "REGISTRY_EMPTY", "message": "m"}))
+    assert empty["isError"] is True
+    assert empty["structuredContent"] == {
+        "api_version": wire.API_VERSION,
+        "registry_sha": None,
+        "published_at": None,
+        "error": {"code": "REGISTRY_EMPTY", "message": "m"},
+    }
+
+
+def test_the_paginator_walks_a_list_and_stops_on_the_last_page() -> None:
+    paginator = Paginator(REF.sha, "things", ["tag"], False)
+    first = paginator.page(None, total=5, limit=2)
+    assert (first.start, first.end) == (0, 2) and first.next_cursor is not None
+    second = paginator.page(first.next_cursor, total=5, limit=2)
+    third = paginator.page(second.next_cursor, total=5, limit=2)
+    assert (second.start, second.end, third.start, third.end) == (2, 4, 4, 5)
+    assert third.next_cursor is None
+    assert paginator.page(None, total=0, limit=2) == Page(0, 0, None)
+
+
+def test_the_paginator_refuses_a_cursor_of_another_query_revision_or_length() -> None:
+    cursor = Paginator(REF.sha, "things", False).cursor_at(3)
+    with pytest.raises(cursors.InvalidCursor):
+        Paginator(REF.sha, "things", True).start(cursor)  # another clearance
+    with pytest.raises(cursors.StaleCursor):
+        Paginator("b" * 40, "things", False).start(cursor)
+    with pytest.raises(cursors.CursorPastTheEnd):
+        Paginator(REF.sha, "things", False).page(cursor, total=2, limit=10)
+    with pytest.raises(cursors.InvalidCursor):
+        Paginator(REF.sha, "things", False).start(cursor[:-1] + ("A" if cursor[-1] != "A" else "B"))
