@@ -38,6 +38,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/actionlint
+	$(VENV)/bin/actionlint templates/skills-repo/.github/workflows/*.yml
 	DJANGO_SECRET_KEY=lint $(PY) manage.py makemigrations --check --dry-run
 	$(PRODUCTION_LIKE_ENV) $(PY) manage.py check --deploy --fail-level WARNING
 
