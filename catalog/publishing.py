@@ -279,9 +279,10 @@ def _check_descendant(repo: git.Repo, active_sha: str, sha: str) -> None:
     """Refuse a commit that is not a descendant of the active one: an older build must
     never overwrite a newer one by accident (docs/reference.md#commands)."""
     hint = "pass --rollback to activate it anyway"
-    if repo.is_ancestor(active_sha, sha):
+    active, new = repo.commit(active_sha), repo.commit(sha)
+    if repo.is_ancestor(active, new):
         return
-    if repo.is_ancestor(sha, active_sha):
+    if repo.is_ancestor(new, active):
         raise PublishError(
             f"{sha} is an ancestor of the active snapshot {active_sha}: publishing it would roll the "
             f"registry back; {hint}"

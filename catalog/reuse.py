@@ -30,7 +30,10 @@ def active_skills(snapshot_id: int) -> dict[str, ActiveSkill]:
         "skill_version__version",
         "skill_version__skill_md__size",
     )
-    return {skill_id: ActiveSkill(*row) for skill_id, *row in rows}
+    return {
+        skill_id: ActiveSkill(version_id, content_hash, version, skill_md_size)
+        for skill_id, version_id, content_hash, version, skill_md_size in rows
+    }
 
 
 def reusable_skills(

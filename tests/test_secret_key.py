@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from skillsite.checks import check_secret_key_set, serving_errors
-from tests.e2e.harness import MANAGE, GunicornServer, TempDatabase
-from tests.skillrepo import PROJECT_DIR
+from skillsite.checks import check_secret_key_set, secret_key_errors
+from tests.support.databases import TempDatabase
+from tests.support.gunicorn import GunicornServer
+from tests.support.project import MANAGE, PROJECT_DIR
 
 # What `make lint` runs `check --deploy` with, but without a secret key.
 PRODUCTION_LIKE = {
@@ -48,7 +49,7 @@ def test_the_check_is_an_error_without_a_key(settings) -> None:  # type: ignore[
     settings.SECRET_KEY = ""
     [error] = check_secret_key_set()
     assert (error.id, error.is_serious()) == ("registry.E006", True)
-    assert serving_errors() == [f"registry.E006: {error.msg}"]
+    assert secret_key_errors() == [f"registry.E006: {error.msg}"]
 
 
 def test_the_wsgi_application_refuses_to_load_without_a_key() -> None:

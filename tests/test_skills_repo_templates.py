@@ -1,5 +1,5 @@
 """templates/skills-repo/: the CI workflows for a skills repository of its own, linted with
-actionlint and run, step by step, against fixture repositories (tests/workflow_runner.py).
+actionlint and run, step by step, against fixture repositories (tests/support/workflows.py).
 
 The registry is pip-installed ONCE per session, by the templates' own install step, from a
 local git "server" laid out as GitHub is (GITHUB_SERVER_URL=file://.../server, the template's
@@ -22,9 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import GunicornServer, TempDatabase
-from tests.skillrepo import PROJECT_DIR, SkillRepo, skill_md
-from tests.workflow_runner import JobRun, Runner, github_env, load_workflow, run_scripts, step_by_id
+from tests.support.databases import TempDatabase
+from tests.support.gunicorn import GunicornServer
+from tests.support.project import PROJECT_DIR
+from tests.support.repos import SkillRepo
+from tests.support.skillmd import skill_md
+from tests.support.workflows import JobRun, Runner, github_env, load_workflow, run_scripts, step_by_id
 
 pytestmark = pytest.mark.e2e
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.skillrepo import PROJECT_DIR, SkillRepo
+from tests.support.project import MANAGE, PROJECT_DIR
+from tests.support.repos import SkillRepo
 
-MANAGE = str(PROJECT_DIR / "manage.py")
 # Python's audit events for every way this process could reach a database or the network.
 WATCHED_EVENTS = ("socket.connect", "socket.getaddrinfo", "socket.gethostbyname", "sqlite3.connect")
 # manage.py under an audit hook that reports those events on stderr.

@@ -18,7 +18,8 @@ from catalog.config import (
     config_from_dict,
     parse_config,
 )
-from tests.skillrepo import DEFAULT_CONFIG, PROJECT_DIR
+from tests.support.project import PROJECT_DIR
+from tests.support.repos import DEFAULT_CONFIG
 
 MIB = 1024 * 1024
 

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from catalog.skillfile import KNOWN_KEYS, REQUIRED_KEYS, ParsedSkillFile, parse_skill_file
-from tests.skillrepo import skill_md
+from tests.support.skillmd import skill_md
 
 VALID_FRONT = "schema_version: 1\nid: demo\nname: Demo\ndescription: Does demo things.\nversion: 1.0.0\n"
 

@@ -13,7 +13,7 @@ from catalog.errors import PublishError
 from catalog.models import Snapshot
 from catalog.publishing import Outcome, publish
 from tests.catalog.publish_support import bump, two_skills
-from tests.skillrepo import SkillRepo
+from tests.support.repos import SkillRepo
 
 pytestmark = pytest.mark.django_db
 
