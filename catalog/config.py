@@ -13,6 +13,7 @@ ConfigError naming the key: the input is bounded in size, nesting and digits
 before the JSON parser sees it.
 """
 
+import dataclasses
 import difflib
 import json
 import re
@@ -124,8 +125,12 @@ CEILING_LIMITS = Limits(
     **{key.removeprefix("limits."): value for key, value in CEILINGS.items() if key.startswith("limits.")}
 )
 
-_SECTIONS: dict[str, type] = {"limits": Limits, "pagination": Pagination, "search": SearchSettings}
-_TOP_FIELDS = tuple(RegistryConfig.__dataclass_fields__)
+_SECTIONS: dict[str, type[Limits] | type[Pagination] | type[SearchSettings]] = {
+    "limits": Limits,
+    "pagination": Pagination,
+    "search": SearchSettings,
+}
+_TOP_FIELDS = tuple(field.name for field in dataclasses.fields(RegistryConfig))
 _DEFAULT_DATA = DEFAULTS.to_dict()
 
 
@@ -263,9 +268,9 @@ class _Reader:
             skills_dir=skills_dir,  # type: ignore[arg-type]
             allowed_file_extensions=file_exts,  # type: ignore[arg-type]
             allowed_script_extensions=script_exts,  # type: ignore[arg-type]
-            limits=sections["limits"],  # type: ignore[arg-type]
-            pagination=sections["pagination"],  # type: ignore[arg-type]
-            search=sections["search"],  # type: ignore[arg-type]
+            limits=sections["limits"],
+            pagination=sections["pagination"],
+            search=sections["search"],
             file_page_bytes=file_page_bytes,  # type: ignore[arg-type]
         )
 
@@ -327,19 +332,20 @@ class _Reader:
             return None
         return tuple(ext.lower() for ext in value)
 
-    def _section(self, data: dict, name: str, kind: type) -> Any:
+    def _section(
+        self, data: dict, name: str, kind: type[Limits] | type[Pagination] | type[SearchSettings]
+    ) -> Any:
         if name not in data:
             return getattr(DEFAULTS, name)
         section = data[name]
         if not isinstance(section, dict):
             self.problems.append(f"{name} must be an object")
             return None
-        fields = tuple(kind.__dataclass_fields__)
+        fields = tuple(field.name for field in dataclasses.fields(kind))
         self._check_keys(section, fields, f"{name}.")
         values = {field: self._int(section, field, where=f"{name}.") for field in fields}
-        if any(value is None for value in values.values()):
-            return None
-        return kind(**values)
+        valid = {field: value for field, value in values.items() if value is not None}
+        return kind(**valid) if len(valid) == len(values) else None
 
     def _default_within_max(self, data: dict, name: str, section: Any) -> None:
         if section is None or section.default_limit <= section.max_limit:
