@@ -58,9 +58,6 @@ def measure_dialect(
         results["change"].append(
             run_measured(manage("publish", changed["sha"], "--repo", str(repo)), env, 600)
         )
-        for step in ("publish", "change"):
-            if results[step][-1].returncode != 0:
-                raise SystemExit(f"{dialect} {step} failed:\n{results[step][-1].stderr[-2000:]}")
     return results
 
 
