@@ -33,8 +33,10 @@ MAX_INTEGER_DIGITS = 20
 MAX_EXTENSIONS = 64
 MAX_EXTENSION_CHARS = 32
 MAX_DIR_NAME_CHARS = 255  # a file name's length on common file systems
-# A key is quoted in a message up to this many characters.
+# A key is quoted in a message up to this many characters, and one message names at most
+# this many problems: a hostile file gets a bounded answer.
 _SHOWN_KEY_CHARS = 60
+MAX_PROBLEMS_SHOWN = 20
 
 MIB = 1024 * 1024
 
@@ -158,7 +160,10 @@ def config_from_dict(data: Any) -> RegistryConfig:
     reader = _Reader()
     config = reader.build(data)
     if reader.problems:
-        raise ConfigError(f"{CONFIG_FILENAME}: " + "; ".join(reader.problems))
+        shown = reader.problems[:MAX_PROBLEMS_SHOWN]
+        if len(reader.problems) > len(shown):
+            shown.append(f"and {len(reader.problems) - len(shown)} more")
+        raise ConfigError(f"{CONFIG_FILENAME}: " + "; ".join(shown))
     assert config is not None
     return config
 
