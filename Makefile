@@ -22,11 +22,14 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed
 
-# Install, migrate, publish the bundled skills at HEAD, and serve through gunicorn.
+# Install, migrate, publish HEAD of the skills repository (SKILLS_REPO_PATH when set, else this
+# project with its bundled skills/), and serve through gunicorn. Locally, serving another
+# repository than last time is what SKILLS_REPO_PATH asks for: hence --switch-repository, which
+# changes nothing while the repository stays the same (docs/reference.md#commands).
 run: install
 	$(PY) -m skillsite.localrun prepare
 	. var/local.env && $(PY) manage.py migrate --noinput
-	. var/local.env && $(PY) manage.py publish HEAD
+	. var/local.env && $(PY) manage.py publish HEAD --repo "$${SKILLS_REPO_PATH:-.}" --switch-repository
 	. var/local.env && $(PY) -m skillsite.localrun banner --host $(HOST) --port $(PORT)
 	. var/local.env && exec $(VENV)/bin/gunicorn --config gunicorn.conf.py --bind $(HOST):$(PORT) skillsite.wsgi
 
@@ -44,6 +47,7 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 	DJANGO_SECRET_KEY=lint $(VENV)/bin/mypy
 	$(VENV)/bin/actionlint
+	$(VENV)/bin/actionlint templates/skills-repo/.github/workflows/*.yml
 	DJANGO_SECRET_KEY=lint $(PY) manage.py makemigrations --check --dry-run
 	$(PRODUCTION_LIKE_ENV) $(PY) manage.py check --deploy --fail-level WARNING
 

@@ -1,17 +1,20 @@
 """A deterministic, seeded corpus of skills committed into a temporary git repository.
 
-    python -m bench.corpus build  --skills 1000 --seed 7 --out /tmp/corpus
+    python -m bench.corpus build  --skills 1000 --seed 7 --out /tmp/corpus [--dialect open|registry|mixed]
     python -m bench.corpus change --out /tmp/corpus          # one skill: new content + version bump
 
 The same (skills, seed) always gives byte-identical files, so the same commit
 tree (commit SHAs differ only through the fixed author date, which is pinned
-too). Every skill is valid (docs/reference.md#skill-format): frontmatter with
-schema_version, id, name, description, version, tags, keywords, files, required_zdr
-(and sometimes requires), written by tests/support/skillmd.py; a Markdown body of
-1-8 KB in total with the frontmatter; 0-4 supporting files of 0.5-20 KB under
-references/, templates/ or scripts/.
-Everything is ASCII apart from an occasional em dash, so byte and character
-sizes are close but not equal (paging code sees multi-byte characters).
+too). Every skill is valid (docs/reference.md#skill-format); the registry dialect's are
+described in bench/corpus_registry.py. Everything is ASCII apart from an occasional em
+dash, so byte and character sizes are close but not equal (paging code sees multi-byte
+characters).
+
+`--dialect open` writes the open Agent Skills dialect instead, shaped like the public
+skill repositories (bench/corpus_open.py: category folders, no `files:` lists, versions
+only sometimes, binary assets), and no registry.config.json (the defaults do);
+`--dialect mixed` writes half of each into one repository. `registry` (the default)
+writes exactly what it always did.
 
 Speed: files are written straight to disk and committed with one `git add -A`
 and one `git commit` (`--method add`), or streamed into `git fast-import`
@@ -24,21 +27,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import re
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
-from bench.corpus_text import ADJECTIVES, KEYWORDS, NOUNS, TAGS, VERBS, Writer
-from tests.support.project import PROJECT_DIR
-from tests.support.skillmd import render_skill_md
+from bench.corpus_model import Corpus, FileInfo, SkillInfo
+from bench.corpus_open import generate_open_skills
+from bench.corpus_registry import BASE_CONFIG_PATH, generate_skills, registry_config
+from bench.corpus_text import Writer
 
-BASE_CONFIG_PATH = PROJECT_DIR / "registry.config.json"
+__all__ = ["Corpus", "FileInfo", "SkillInfo", "build", "change_one", "git", "load"]
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Bench",
     "GIT_AUTHOR_EMAIL": "bench@example.invalid",
@@ -50,152 +53,28 @@ GIT_ENV = {
 }
 
 
-SCRIPT_EXTENSIONS = (".sh", ".py", ".js", ".ts", ".rb")
-TEXT_EXTENSIONS = (".md", ".txt")
-# How many supporting files a skill has: 0..4, most have one or two.
-FILE_COUNT_WEIGHTS = (25, 30, 25, 12, 8)
-ZDR_RATE = 0.05
-
-
-@dataclass
-class FileInfo:
-    path: str
-    size: int
-
-
-@dataclass
-class SkillInfo:
-    id: str
-    version: str
-    required_zdr: bool
-    skill_md_size: int
-    tags: list[str]
-    files: list[FileInfo] = field(default_factory=list)
-
-
-@dataclass
-class Corpus:
-    root: str
-    skills: int
-    seed: int
-    sha: str
-    build_seconds: float
-    generate_seconds: float
-    method: str
-    total_bytes: int
-    file_count: int
-    zdr_count: int
-    entries: list[SkillInfo]
-
-    def summary(self) -> dict:
-        data = {key: value for key, value in asdict(self).items() if key != "entries"}
-        sizes = sorted(entry.skill_md_size for entry in self.entries)
-        file_sizes = sorted(f.size for entry in self.entries for f in entry.files)
-        data["skill_md_bytes_median"] = sizes[len(sizes) // 2] if sizes else 0
-        data["file_bytes_median"] = file_sizes[len(file_sizes) // 2] if file_sizes else 0
-        return data
-
-
-def _log_uniform(rng: random.Random, low: int, high: int) -> int:
-    return int(math.exp(rng.uniform(math.log(low), math.log(high))))
-
-
-def skill_md_text(meta: dict, body: str) -> str:
-    """SKILL.md of the registry dialect: schema_version first, `requires` only when there are some."""
-    ordered = {"schema_version": 1, **meta}
-    if not ordered["requires"]:
-        del ordered["requires"]
-    return render_skill_md(ordered, body)
-
-
-def generate_skills(count: int, seed: int) -> tuple[list[SkillInfo], dict[str, str]]:
-    """Every skill's files as {repo path: text}, plus what the bench needs to know of them."""
-    rng = random.Random(seed)
-    writer = Writer(rng)
+def generate(dialect: str, count: int, seed: int) -> tuple[list[SkillInfo], dict[str, str | bytes]]:
+    """The skills of one dialect, or half of each ("mixed", registry first), ids unique."""
+    if dialect == "registry":
+        return generate_skills(count, seed)
     used: set[str] = set()
-    infos: list[SkillInfo] = []
-    files: dict[str, str] = {}
-    for _ in range(count):
-        while True:
-            skill_id = f"{rng.choice(VERBS)}-{rng.choice(ADJECTIVES)}-{rng.choice(NOUNS)}"
-            if skill_id not in used:
-                break
-        used.add(skill_id)
-        verb, _, noun = skill_id.partition("-")
-        tags = rng.sample(TAGS, rng.randint(0, 5))
-        writer.topic = tags
-        keywords = rng.sample(KEYWORDS, rng.randint(0, 6))
-        phrase = f"{rng.choice(VERBS)} {rng.choice(NOUNS)}"
-        if keywords and rng.random() < 0.3 and phrase not in keywords:
-            keywords.append(phrase)
-        zdr = rng.random() < ZDR_RATE
-        version = f"{rng.randint(0, 3)}.{rng.randint(0, 20)}.{rng.randint(0, 30)}"
-        if rng.random() < 0.05:
-            version += f"-rc.{rng.randint(1, 5)}"
-        supporting: dict[str, str] = {}
-        for _ in range(rng.choices(range(5), weights=FILE_COUNT_WEIGHTS)[0]):
-            folder = rng.choice(("references", "templates", "scripts"))
-            ext = rng.choice(SCRIPT_EXTENSIONS if folder == "scripts" else TEXT_EXTENSIONS)
-            nested = f"{rng.choice(NOUNS)}/" if rng.random() < 0.1 else ""
-            path = f"{folder}/{nested}{rng.choice(VERBS)}-{rng.choice(NOUNS)}{ext}"
-            if path in supporting:
-                continue
-            target = _log_uniform(rng, 512, 20 * 1024)
-            if folder == "scripts":
-                text = writer.script(ext, target)
-            elif ext == ".md":
-                text = writer.markdown(f"{rng.choice(VERBS).title()} {rng.choice(NOUNS)}", target)
-            else:
-                text = writer.plain_text(target)
-            # Block-boundary cuts land below the target; pad up to the 0.5 KB floor if needed.
-            while len(text.encode()) < 512:
-                text += writer.paragraph() + "\n"
-            supporting[path] = text
-        name = f"{verb.replace('-', ' ').title()} {skill_id.split('-', 1)[1].replace('-', ' ')}"
-        meta = {
-            "id": skill_id,
-            "name": name,
-            "description": " ".join(
-                [f"How to {verb} a {noun.replace('-', ' ')}:"]
-                + [writer.sentence() for _ in range(rng.randint(1, 3))]
-            )[:1024],
-            "version": version,
-            "tags": tags,
-            "keywords": keywords,
-            "requires": [writer.sentence()] if rng.random() < 0.2 else [],
-            "files": sorted(supporting),
-            "required_zdr": zdr,
-        }
-        target = _log_uniform(rng, 1024, 8 * 1024)
-        head = skill_md_text(meta, "")
-        body = writer.markdown(name, max(300, target - len(head.encode())))
-        text = head + body
-        while len(text.encode()) < 1024:
-            text += "\n" + writer.paragraph() + "\n"
-        files[f"skills/{skill_id}/SKILL.md"] = text
-        for path, content in supporting.items():
-            files[f"skills/{skill_id}/{path}"] = content
-        infos.append(
-            SkillInfo(
-                id=skill_id,
-                version=version,
-                required_zdr=zdr,
-                skill_md_size=len(text.encode()),
-                tags=tags,
-                files=[FileInfo(path, len(content.encode())) for path, content in sorted(supporting.items())],
-            )
-        )
-    return infos, files
+    infos, files = generate_skills(count // 2, seed, used) if dialect == "mixed" else ([], {})
+    open_infos, open_files = generate_open_skills(count - len(infos), seed, used)
+    return infos + open_infos, {**files, **open_files}
 
 
-def registry_config(skills: int) -> dict:
-    config = json.loads(BASE_CONFIG_PATH.read_text())
-    config["limits"]["max_skills"] = max(10_000, skills)
-    config["limits"]["max_files_per_skill"] = max(config["limits"]["max_files_per_skill"], 4)
-    config["limits"]["max_skill_md_bytes"] = max(config["limits"]["max_skill_md_bytes"], 8 * 1024)
-    config["limits"]["max_file_bytes"] = max(config["limits"]["max_file_bytes"], 20 * 1024)
-    config["limits"]["max_skill_total_bytes"] = max(config["limits"]["max_skill_total_bytes"], 96 * 1024)
-    return config
+def config_file(dialect: str, skills: int) -> str | None:
+    """registry.config.json's text, or None: a repository of the open dialect has none
+    unless the defaults cannot hold it, and then names only what it changes."""
+    if dialect != "open":
+        return json.dumps(registry_config(skills), indent=2) + "\n"
+    if skills <= json.loads(BASE_CONFIG_PATH.read_text())["limits"]["max_skills"]:
+        return None
+    return json.dumps({"limits": {"max_skills": skills}}) + "\n"
+
+
+def _bytes(content: str | bytes) -> bytes:
+    return content if isinstance(content, bytes) else content.encode()
 
 
 def git(root: Path, *args: str, stdin: bytes | None = None, timeout: float = 600) -> str:
@@ -222,23 +101,23 @@ def _init_repo(root: Path) -> None:
         git(root, "config", key, value)
 
 
-def _commit_with_add(root: Path, files: dict[str, str]) -> str:
+def _commit_with_add(root: Path, files: dict[str, str | bytes]) -> str:
     made: set[Path] = set()
-    for rel, text in files.items():
+    for rel, content in files.items():
         target = root / rel
         if target.parent not in made:
             target.parent.mkdir(parents=True, exist_ok=True)
             made.add(target.parent)
-        target.write_bytes(text.encode())
+        target.write_bytes(_bytes(content))
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", f"corpus: {len(files)} files")
     return git(root, "rev-parse", "HEAD")
 
 
-def _commit_with_fast_import(root: Path, files: dict[str, str], checkout: bool) -> str:
+def _commit_with_fast_import(root: Path, files: dict[str, str | bytes], checkout: bool) -> str:
     chunks: list[bytes] = []
-    for mark, text in enumerate(files.values(), start=1):
-        data = text.encode()
+    for mark, content in enumerate(files.values(), start=1):
+        data = _bytes(content)
         chunks.append(b"blob\nmark :%d\ndata %d\n%s\n" % (mark, len(data), data))
     message = f"corpus: {len(files)} files".encode()
     chunks.append(
@@ -256,13 +135,22 @@ def _commit_with_fast_import(root: Path, files: dict[str, str], checkout: bool) 
     return git(root, "rev-parse", "main")
 
 
-def build(root: Path, skills: int, seed: int = 7, method: str = "add", checkout: bool = True) -> Corpus:
+def build(
+    root: Path,
+    skills: int,
+    seed: int = 7,
+    method: str = "add",
+    checkout: bool = True,
+    dialect: str = "registry",
+) -> Corpus:
     """Generate `skills` skills with `seed`, write them and commit once; returns what was made."""
     started = time.perf_counter()
     root = Path(root)
     _init_repo(root)
-    infos, files = generate_skills(skills, seed)
-    files["registry.config.json"] = json.dumps(registry_config(skills), indent=2) + "\n"
+    infos, files = generate(dialect, skills, seed)
+    config = config_file(dialect, skills)
+    if config is not None:
+        files["registry.config.json"] = config
     generated = time.perf_counter()
     if method == "add":
         sha = _commit_with_add(root, files)
@@ -278,10 +166,11 @@ def build(root: Path, skills: int, seed: int = 7, method: str = "add", checkout:
         build_seconds=round(time.perf_counter() - started, 3),
         generate_seconds=round(generated - started, 3),
         method=method,
-        total_bytes=sum(len(text.encode()) for text in files.values()),
+        total_bytes=sum(len(_bytes(content)) for content in files.values()),
         file_count=len(files),
         zdr_count=sum(1 for info in infos if info.required_zdr),
         entries=infos,
+        dialect=dialect,
     )
     (root / ".git" / "bench-corpus.json").write_text(json.dumps(asdict(corpus)))
     return corpus
@@ -289,7 +178,16 @@ def build(root: Path, skills: int, seed: int = 7, method: str = "add", checkout:
 
 def load(root: Path) -> Corpus:
     data = json.loads((Path(root) / ".git" / "bench-corpus.json").read_text())
-    entries = [SkillInfo(**{**e, "files": [FileInfo(**f) for f in e["files"]]}) for e in data.pop("entries")]
+    entries = [
+        SkillInfo(
+            **{
+                **e,
+                "files": [FileInfo(**f) for f in e["files"]],
+                "omitted": [FileInfo(**f) for f in e.get("omitted", [])],
+            }
+        )
+        for e in data.pop("entries")
+    ]
     return Corpus(**data, entries=entries)
 
 
@@ -302,31 +200,40 @@ def bump_patch(version: str) -> str:
     return f"{major}.{minor}.{patch}" if pre else f"{major}.{minor}.{int(patch) + 1}"
 
 
+# The version lines the generators write: top level, or inside a flow-style `metadata`.
+_VERSION = re.compile(r'^version: "([^"]+)"$|(?<=[{ ])"version": "([^"]+)"', flags=re.MULTILINE)
+
+
 def change_one(root: Path, skill_id: str | None = None) -> dict:
-    """Edit one skill (a new paragraph in its body and a version bump) and commit it on top.
+    """Edit one skill (a new paragraph in its body, and a version bump when it has a version)
+    and commit it on top.
 
     Works on a checked-out work tree; picks the middle skill by id unless told which.
     Repeatable: each call bumps the version the file has now.
     """
     root = Path(root)
     started = time.perf_counter()
+    folders = {entry.id: entry.folder for entry in load(root).entries}
     if skill_id is None:
-        ids = sorted(p.name for p in (root / "skills").iterdir())
+        ids = sorted(folders)
         skill_id = ids[len(ids) // 2]
-    rel = f"skills/{skill_id}/SKILL.md"
+    rel = f"{folders[skill_id]}/SKILL.md"
     path = root / rel
     text = path.read_text(encoding="utf-8")
-    match = re.search(r'^version: "([^"]+)"$', text, flags=re.MULTILINE)
-    if not match:
-        raise SystemExit(f"{rel}: no version line this generator wrote")
-    old = match.group(1)
-    new = bump_patch(old)
-    text = text[: match.start()] + f'version: "{new}"' + text[match.end() :]
-    writer = Writer(random.Random(f"{skill_id}:{new}"))
-    text = text.rstrip("\n") + "\n\n## Changes in " + new + "\n\n" + writer.paragraph() + "\n"
+    match = _VERSION.search(text)
+    old = new = None
+    if match:
+        old = match.group(1) or match.group(2)
+        new = bump_patch(old)
+        start, end = match.span(1) if match.group(1) else match.span(2)
+        text = text[:start] + new + text[end:]
+    label = new or "an update"
+    # Seeded by what changes each time, so repeated changes write different text.
+    writer = Writer(random.Random(f"{skill_id}:{new}" if new else f"{skill_id}:{len(text)}"))
+    text = text.rstrip("\n") + "\n\n## Changes in " + label + "\n\n" + writer.paragraph() + "\n"
     path.write_bytes(text.encode())
     git(root, "add", "--", rel)
-    git(root, "commit", "-q", "-m", f"{skill_id}: {new}", "--", rel)
+    git(root, "commit", "-q", "-m", f"{skill_id}: {label}", "--", rel)
     return {
         "id": skill_id,
         "old_version": old,
@@ -346,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     make.add_argument("--seed", type=int, default=7)
     make.add_argument("--out", type=Path, required=True)
     make.add_argument("--method", choices=("add", "fast-import"), default="add")
+    make.add_argument("--dialect", choices=("registry", "open", "mixed"), default="registry")
     make.add_argument(
         "--no-checkout", action="store_true", help="fast-import only: leave the work tree empty"
     )
@@ -354,7 +262,9 @@ def main(argv: list[str] | None = None) -> int:
     edit.add_argument("--id", default=None)
     args = parser.parse_args(argv)
     if args.command == "build":
-        corpus = build(args.out, args.skills, args.seed, args.method, checkout=not args.no_checkout)
+        corpus = build(
+            args.out, args.skills, args.seed, args.method, checkout=not args.no_checkout, dialect=args.dialect
+        )
         print(json.dumps(corpus.summary(), indent=2))
     else:
         print(json.dumps(change_one(args.out, args.id), indent=2))

@@ -4,6 +4,7 @@ random.Random so that the same seed always writes the same text."""
 
 from __future__ import annotations
 
+import math
 import random
 
 
@@ -206,3 +207,7 @@ class Writer:
             parts.append(block)
             size += len(block.encode())
         return "".join(parts)
+
+
+def log_uniform(rng: random.Random, low: int, high: int) -> int:
+    return int(math.exp(rng.uniform(math.log(low), math.log(high))))

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from django.db import connection
 from django.utils.dateparse import parse_datetime
 
-from catalog.config import RegistryConfig, config_from_dict
+from catalog.config import RegistryConfig, stored_config
 from catalog.models import Blob, SkillVersionFile, Snapshot, SnapshotSkill
 from catalog.single_flight import SingleFlightLru
 
@@ -337,7 +337,7 @@ def _build_index(ref: SnapshotRef) -> SnapshotIndex:
     if row is None:
         raise SnapshotNotFound(ref.sha)
     snapshot_id, config_data = row
-    config = config_from_dict(config_data)
+    config = stored_config(config_data)
 
     files: dict[int, list[FileEntry]] = {}
     file_rows = SkillVersionFile.objects.filter(skill_version__snapshot_skills__snapshot_id=snapshot_id)

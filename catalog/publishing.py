@@ -7,8 +7,12 @@ unchanged and no partial rows are ever visible.
 
 Validation is incremental: a skill unchanged since the active snapshot is not read
 again (catalog.reuse says which, and why that is sound). A first publish, a rollback, a
-config change, a change of the rules or an active commit missing from the repository
-validates everything.
+switch of repository, a config change or a change of the rules validates everything.
+
+An active snapshot whose commit is not in this repository belongs to another one:
+publishing over it is refused unless the caller says `switch_repository`, and then the
+commit is checked like a first publish (there is no history to descend from and no
+version to compare with).
 
 Concurrency: validation runs outside the lock (it is the slow part); inside the lock
 the active snapshot is read again, and if another publish changed it meanwhile the
@@ -62,6 +66,7 @@ class PublishResult:
     published_at: datetime
     previous_sha: str | None  # the snapshot active before this one, if any
     rollback: bool = False
+    switched_repository: bool = False  # the previous snapshot was another repository's
     new_skill_versions: int = 0
     new_blobs: int = 0
     new_blob_bytes: int = 0
@@ -75,6 +80,8 @@ class PublishResult:
             return f"Already active: {self.sha}"
         took = f"in {self.elapsed_seconds:.1f}s"
         was = f"previously active: {self.previous_sha}" if self.previous_sha else "first snapshot"
+        if self.switched_repository:
+            was += " of another repository"
         if self.outcome is Outcome.REACTIVATED:
             verb = "Rolled back to" if self.rollback else "Reactivated"
             return f"{verb} {self.sha}: {self.skill_count} skills ({was}) {took}"
@@ -89,10 +96,18 @@ class _StateChanged(Exception):
 
 
 def publish(
-    repo_path: str | os.PathLike[str], rev: str, *, rollback: bool = False, published_by: str | None = None
+    repo_path: str | os.PathLike[str],
+    rev: str,
+    *,
+    rollback: bool = False,
+    switch_repository: bool = False,
+    published_by: str | None = None,
 ) -> PublishResult:
     """Validate commit `rev` of the repository at `repo_path` and make it the active snapshot.
 
+    `rollback` allows a commit that does not descend from the active one (of this
+    repository) and skips the version rule; `switch_repository` allows replacing an active
+    snapshot whose commit is not in this repository at all, checked like a first publish.
     Raises PublishError on any refusal; the active snapshot is then unchanged.
     """
     started = time.monotonic()
@@ -108,7 +123,9 @@ def publish(
             raise PublishError(str(exc)) from None
         for _attempt in range(_MAX_ATTEMPTS):
             try:
-                result = _attempt_publish(repo, commit, rollback=rollback, publisher=publisher)
+                result = _attempt_publish(
+                    repo, commit, rollback=rollback, switch_repository=switch_repository, publisher=publisher
+                )
             except _StateChanged:
                 continue
             result = dataclasses.replace(result, elapsed_seconds=time.monotonic() - started)
@@ -146,31 +163,42 @@ def default_publisher() -> str:
         return "publish command"
 
 
-def _attempt_publish(repo: git.Repo, commit: git.Commit, *, rollback: bool, publisher: str) -> PublishResult:
+def _attempt_publish(
+    repo: git.Repo, commit: git.Commit, *, rollback: bool, switch_repository: bool, publisher: str
+) -> PublishResult:
     sha = commit.hexsha
     seen = read_active()
     if seen is not None and seen.sha == sha:
         return _already_active(seen)
-    if seen is not None and not rollback:
-        _check_descendant(repo, seen.sha, sha)
+    switching = False
+    if seen is not None:
+        switching = not _has_commit(repo, seen.sha)
+        if switching and not switch_repository:
+            raise PublishError(_other_repository(repo, seen.sha, sha))
+        if not (rollback or switching):
+            _check_descendant(repo, seen.sha, sha)
     # The tree holds a `git cat-file` process: closed whatever happens.
     with GitTree(repo, commit) as tree:
-        return _validate_and_store(tree, seen, rollback=rollback, publisher=publisher)
+        return _validate_and_store(tree, seen, rollback=rollback, switching=switching, publisher=publisher)
 
 
 def _validate_and_store(
-    tree: GitTree, seen: ActiveSnapshot | None, *, rollback: bool, publisher: str
+    tree: GitTree, seen: ActiveSnapshot | None, *, rollback: bool, switching: bool, publisher: str
 ) -> PublishResult:
     sha = tree.sha
     fingerprint = rules_fingerprint()
     validate_started = time.monotonic()
     report: ValidationReport | None = None
     reused: dict[str, ReusedSkill] = {}
+    # Against the active snapshot: the version rule, and reuse of what it holds unchanged.
+    # Neither applies to a rollback, nor to the skills of another repository.
+    compare = seen is not None and not (rollback or switching)
     # A stored snapshot passed validation when it was stored; a rollback has no version
-    # rule to apply, so it needs no second look. A forward move is checked like any publish.
+    # rule to apply, so it needs no second look. Anything else is checked like any publish.
     if not (rollback and Snapshot.objects.filter(sha=sha).exists()):
         base: dict[str, BaseSkill] | None = None
-        if not rollback and seen is not None:
+        if compare:
+            assert seen is not None
             active = active_skills(seen.id)
             base = {sid: BaseSkill(skill.content_hash, skill.version) for sid, skill in active.items()}
             reused = reusable_skills(tree, seen, active, fingerprint)
@@ -191,6 +219,7 @@ def _validate_and_store(
                 published_at=published_at,
                 previous_sha=seen.sha if seen else None,
                 rollback=rollback,
+                switched_repository=switching,
                 reused_skills=len(report.known_valid) if report is not None else 0,
                 validate_seconds=store_started - validate_started,
                 store_seconds=time.monotonic() - store_started,
@@ -206,6 +235,7 @@ def _validate_and_store(
         published_at=published_at,
         previous_sha=seen.sha if seen else None,
         rollback=rollback,
+        switched_repository=switching,
         new_skill_versions=counts.new_skill_versions,
         new_blobs=counts.new_blobs,
         new_blob_bytes=counts.new_blob_bytes,
@@ -226,18 +256,30 @@ def _already_active(active: ActiveSnapshot) -> PublishResult:
     )
 
 
+def _has_commit(repo: git.Repo, sha: str) -> bool:
+    try:
+        repo.commit(sha)
+    except (BadName, BadObject, ValueError):
+        return False
+    return True
+
+
+def _other_repository(repo: git.Repo, active_sha: str, sha: str) -> str:
+    where = repo.working_tree_dir or repo.git_dir
+    return (
+        f"the active snapshot {active_sha} is not a commit of this repository ({where}): publishing "
+        f"{sha} would replace another repository's skills. Pass --switch-repository to make this "
+        f"repository the registry's source ({sha} is then checked like a first publish: no "
+        "descendant or version rule against the active snapshot); if it is this repository in a "
+        "shallow clone, fetch its whole history instead"
+    )
+
+
 def _check_descendant(repo: git.Repo, active_sha: str, sha: str) -> None:
     """Refuse a commit that is not a descendant of the active one: an older build must
     never overwrite a newer one by accident (docs/reference.md#commands)."""
     hint = "pass --rollback to activate it anyway"
-    try:
-        active = repo.commit(active_sha)
-    except (BadName, BadObject, ValueError):
-        raise PublishError(
-            f"the active snapshot {active_sha} is not a commit of this repository, so {sha} cannot be "
-            f"shown to descend from it; {hint}"
-        ) from None
-    new = repo.commit(sha)
+    active, new = repo.commit(active_sha), repo.commit(sha)
     if repo.is_ancestor(active, new):
         return
     if repo.is_ancestor(new, active):

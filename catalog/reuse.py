@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Sum
 
-from catalog.config import CONFIG_FILENAME, MAX_CONFIG_BYTES, ConfigError, parse_config
+from catalog.config import CONFIG_FILENAME, DEFAULTS, MAX_CONFIG_BYTES, ConfigError, parse_config
 from catalog.models import SkillVersionFile, Snapshot, SnapshotSkill
 from catalog.snapshots import ActiveSnapshot
 from catalog.storage import ReusedSkill
@@ -46,7 +46,8 @@ def reusable_skills(
     - the active snapshot was validated under the rules this process applies (the same
       `fingerprint`, catalog.fingerprint: by induction, every snapshot it reused from was too);
     - its commit is in this repository, and registry.config.json is the same blob (a
-      regular file) in both commits: the same config governs both verdicts;
+      regular file) in both commits, or absent from both (the built-in defaults, which are
+      code covered by the fingerprint): the same config governs both verdicts;
     - a skill directory with the same git tree id holds the same names, modes and bytes
       (git ids are hashes of exactly that), so every per-skill rule gives the same answer;
       the rules look at one skill directory and the config only, and the tree-wide ones
@@ -69,18 +70,21 @@ def reusable_skills(
         return {}
     with GitTree(tree.repo, before_commit) as before:
         config_now, config_then = _root_entry(tree, CONFIG_FILENAME), _root_entry(before, CONFIG_FILENAME)
-        if (
+        if config_now is None and config_then is None:
+            skills_dir = DEFAULTS.skills_dir  # both under the built-in defaults, part of the rules
+        elif (
             config_now is None
             or config_then is None
             or config_now.kind is not EntryKind.FILE
             or (config_now.kind, config_now.oid) != (config_then.kind, config_then.oid)
         ):
             return {}
-        raw = tree.read(CONFIG_FILENAME, MAX_CONFIG_BYTES)
-        try:
-            skills_dir = parse_config(raw or b"").skills_dir
-        except ConfigError:
-            return {}  # validation reports it
+        else:
+            raw = tree.read(CONFIG_FILENAME, MAX_CONFIG_BYTES)
+            try:
+                skills_dir = parse_config(raw or b"").skills_dir
+            except ConfigError:
+                return {}  # validation reports it
         now = _directory_ids(tree, skills_dir)
         then = _directory_ids(before, skills_dir)
     unchanged = [sid for sid, oid in now.items() if then.get(sid) == oid and sid in active]

@@ -15,7 +15,7 @@ Then a full validation would find nothing in it either. catalog.reuse proves it 
 tree ids against the active snapshot's commit; anything less is a weakened rule.
 
 Problem codes (stable; check_skills --format json prints them):
-  registry.config.json   missing_config, invalid_config
+  registry.config.json   invalid_config
   skills/                skills_dir_not_directory, too_many_skills, not_a_skill_directory
   skills/<id>/SKILL.md   missing_skill_md, skill_md_too_large, not_utf8, binary_content,
                          missing_frontmatter, unterminated_frontmatter, invalid_yaml, duplicate_key,
@@ -30,17 +30,17 @@ Problem codes (stable; check_skills --format json prints them):
                          binary_content, unreadable_file
 """
 
+import dataclasses
 import os
 from collections.abc import Collection, Mapping
 
 from catalog.config import (
+    CEILING_LIMITS,
     CONFIG_FILENAME,
+    DEFAULTS,
     MAX_CONFIG_BYTES,
     ConfigError,
-    Limits,
-    Pagination,
     RegistryConfig,
-    SearchSettings,
     parse_config,
 )
 from catalog.report import BaseSkill, Problem, ValidationReport
@@ -49,26 +49,11 @@ from catalog.scan import SkillScan, list_skills, scan_skill
 from catalog.skillfile import parse_version
 from catalog.trees import EntryKind, GitTree, Tree, WorkingTree, open_repo, resolve_commit
 
-# A base revision whose own config is missing or invalid is still read, under this one:
-# its skills still get a content hash, so the version rule is not silently skipped. Only
-# skills_dir and the limits matter (they bound what is read and hashed); the problems
-# found under it are never reported.
-_BASE_FALLBACK_CONFIG = RegistryConfig(
-    schema_version=1,
-    skills_dir="skills",
-    allowed_file_extensions=(),
-    allowed_script_extensions=(),
-    limits=Limits(
-        max_skills=1_000_000,
-        max_files_per_skill=100_000,
-        max_skill_md_bytes=16 * 1024 * 1024,
-        max_file_bytes=16 * 1024 * 1024,
-        max_skill_total_bytes=256 * 1024 * 1024,
-    ),
-    pagination=Pagination(default_limit=1, max_limit=1),
-    search=SearchSettings(default_limit=1, max_limit=1, excerpt_chars=1),
-    file_page_bytes=4,
-)
+# A base revision whose own config is invalid is still read, under this one: its skills
+# still get a content hash, so the version rule is not silently skipped. Only skills_dir
+# and the limits matter (they bound what is read and hashed): the ceilings, the most any
+# config could allow. The problems found under it are never reported.
+_BASE_FALLBACK_CONFIG = dataclasses.replace(DEFAULTS, limits=CEILING_LIMITS)
 
 
 def validate_tree(
@@ -134,24 +119,34 @@ def check_working_tree(repo_path: str | os.PathLike[str], base_rev: str | None =
 
 
 def read_config(tree: Tree) -> tuple[RegistryConfig | None, list[Problem]]:
-    """The tree's registry.config.json, or None and the problem that says why not."""
+    """The tree's registry.config.json, DEFAULTS when it has none, or None and the
+    problem that says why not (docs/reference.md#registryconfigjson)."""
+    kind = config_entry_kind(tree)
+    if kind is None:
+        return DEFAULTS, []
+    if kind is not EntryKind.FILE:
+        what = "is a directory" if kind is EntryKind.DIRECTORY else KIND_PROBLEMS[kind][1]
+        return None, [Problem(CONFIG_FILENAME, "invalid_config", f"{what}; it must be a regular file")]
     raw = tree.read(CONFIG_FILENAME, MAX_CONFIG_BYTES)
-    if raw is None:
-        for entry in tree.entries(CONFIG_FILENAME):
-            if entry.path == CONFIG_FILENAME and entry.kind is not EntryKind.FILE:
-                _, what = KIND_PROBLEMS[entry.kind]
-                return None, [
-                    Problem(CONFIG_FILENAME, "invalid_config", f"{what}; it must be a regular file")
-                ]
-        return None, [
-            Problem(CONFIG_FILENAME, "missing_config", "missing from the repository root (it is required)")
-        ]
+    if raw is None:  # listed a moment ago, gone now: a work tree edited during the check
+        return None, [Problem(CONFIG_FILENAME, "invalid_config", "could not be read")]
     try:
         return parse_config(raw), []
     except ConfigError as exc:
         # The problem's path already names the file; do not repeat it in the message.
         message = str(exc).removeprefix(f"{CONFIG_FILENAME}: ")
         return None, [Problem(CONFIG_FILENAME, "invalid_config", f"invalid config: {message}")]
+
+
+def config_entry_kind(tree: Tree) -> EntryKind | None:
+    """What the tree holds at registry.config.json (DIRECTORY for a folder of that name),
+    or None when nothing: then the built-in defaults govern it."""
+    for entry in tree.entries(CONFIG_FILENAME):
+        if entry.path == CONFIG_FILENAME:
+            return entry.kind
+        if entry.path.startswith(CONFIG_FILENAME + "/"):
+            return EntryKind.DIRECTORY
+    return None
 
 
 def version_rule(scan: SkillScan, base: Mapping[str, BaseSkill]) -> list[Problem]:

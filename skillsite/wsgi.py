@@ -7,9 +7,11 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "skillsite.settings")
 
 application = get_wsgi_application()
 
-# A half-configured OAuth (docs/reference.md#oauth) must stop the server, not serve a half-on OAuth:
-# gunicorn does not run system checks, so the one that decides it runs here.
+# No secret key (docs/reference.md#environment) or a half-configured OAuth
+# (docs/reference.md#oauth) must stop the server, not serve unsigned cursors or a half-on
+# OAuth: gunicorn does not run system checks, so the ones that decide it run here.
 from oauth.checks import oauth_configuration_errors  # noqa: E402 - needs the app registry
+from skillsite.checks import secret_key_errors  # noqa: E402 - needs the app registry
 
-if errors := oauth_configuration_errors():
+if errors := secret_key_errors() + oauth_configuration_errors():
     raise ImproperlyConfigured("; ".join(errors))

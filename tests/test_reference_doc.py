@@ -469,7 +469,7 @@ def test_the_helpers_read_markdown_as_github_does() -> None:
 
 def test_the_code_scans_find_what_they_look_for() -> None:
     # Guards every scan below: if one stopped matching, its test would pass vacuously.
-    assert {"missing_config", "unknown_key", "duplicate_key", "symlink", "not_utf8"} <= problem_codes()
+    assert {"invalid_config", "unknown_key", "duplicate_key", "symlink", "not_utf8"} <= problem_codes()
     assert {"version_not_bumped", "invalid_required_zdr", "listed_file_missing"} <= problem_codes()
     assert {"DJANGO_SECRET_KEY", "SKILLS_READ_TOKENS", "GUNICORN_WORKERS", "GITHUB_ACTOR"} <= (
         production_env_vars()

@@ -66,7 +66,7 @@ def test_it_prints_json_for_a_valid_repo(skill_repo: SkillRepo) -> None:
     skill_repo.add_skill("alpha")
     code, out, _ = check(skill_repo, "--format", "json")
     assert code == 0
-    assert json.loads(out) == {"ok": True, "skills": 1, "problems": []}
+    assert json.loads(out) == {"ok": True, "skills": 1, "problems": [], "config": "registry.config.json"}
 
 
 def test_it_prints_json_problems_and_exits_1(skill_repo: SkillRepo) -> None:
@@ -77,6 +77,7 @@ def test_it_prints_json_problems_and_exits_1(skill_repo: SkillRepo) -> None:
     assert json.loads(out) == {
         "ok": False,
         "skills": 1,
+        "config": "registry.config.json",
         "problems": [
             {
                 "path": "skills/beta/SKILL.md",
@@ -87,11 +88,47 @@ def test_it_prints_json_problems_and_exits_1(skill_repo: SkillRepo) -> None:
     }
 
 
-def test_it_reports_a_missing_config_as_such(skill_repo: SkillRepo) -> None:
+def test_without_a_config_it_says_so_in_one_line_that_is_not_a_problem(skill_repo: SkillRepo) -> None:
     skill_repo.remove("registry.config.json")
-    code, out, _ = check(skill_repo)
+    skill_repo.add_skill("alpha")
+    assert check(skill_repo) == (
+        0,
+        "registry.config.json: not found; using the built-in defaults\nOK: 1 skill valid.\n",
+        "",
+    )
+
+
+def test_the_defaults_note_is_not_counted_among_problems(skill_repo: SkillRepo) -> None:
+    skill_repo.remove("registry.config.json")
+    skill_repo.add_skill("alpha", version="1.0")
+    code, out, err = check(skill_repo)
     assert code == 1
-    assert out == "registry.config.json: missing from the repository root (it is required)\n"
+    assert out.splitlines()[0] == "registry.config.json: not found; using the built-in defaults"
+    assert len(out.splitlines()) == 2
+    assert err == "1 problem found.\n"
+
+
+def test_without_a_config_json_names_the_defaults_and_no_problem(skill_repo: SkillRepo) -> None:
+    skill_repo.remove("registry.config.json")
+    skill_repo.add_skill("alpha")
+    code, out, _ = check(skill_repo, "--format", "json")
+    assert code == 0
+    assert json.loads(out) == {"ok": True, "skills": 1, "problems": [], "config": "defaults"}
+
+
+def test_a_partial_config_governs_with_the_defaults_for_the_rest(skill_repo: SkillRepo) -> None:
+    skill_repo.write("registry.config.json", '{"skills_dir": "plugins"}')
+    skill_repo.write("plugins/alpha/SKILL.md", skill_md("alpha"))
+    assert check(skill_repo) == (0, "OK: 1 skill valid.\n", "")
+
+
+def test_an_absurd_config_value_is_one_invalid_config_problem(skill_repo: SkillRepo) -> None:
+    skill_repo.write("registry.config.json", '{"limits": {"max_skills": ' + "9" * 5000 + "}}")
+    code, out, _ = check(skill_repo, "--format", "json")
+    assert code == 1
+    [problem] = json.loads(out)["problems"]
+    assert (problem["path"], problem["code"]) == ("registry.config.json", "invalid_config")
+    assert "limits.max_skills" in problem["message"]
 
 
 def test_it_rejects_a_changed_skill_without_a_bump_against_base(skill_repo: SkillRepo) -> None:

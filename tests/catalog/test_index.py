@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from catalog import index
+from catalog.config import CEILINGS, ConfigError, config_from_dict
 from catalog.index import (
     BlobNotFound,
     SnapshotIndex,
@@ -301,3 +302,24 @@ def test_the_search_cache_keeps_only_a_few_indexes() -> None:
 
     assert views[-1].search_index() is views[-1].search_index()
     assert views[0].search_index() is not first  # evicted, built again
+
+
+@pytest.mark.django_db
+def test_a_stored_config_above_todays_ceilings_is_served_clamped_to_them(skill_repo: SkillRepo) -> None:
+    result = publish(skill_repo.root, two_skills(skill_repo))
+    # A snapshot published when the ceilings were higher: its stored config is above them now.
+    stored = {**DEFAULT_CONFIG, "file_page_bytes": CEILINGS["file_page_bytes"] * 4}
+    stored["pagination"] = {"default_limit": 5000, "max_limit": 9000}
+    Snapshot.objects.filter(sha=result.sha).update(config=stored)
+
+    snapshot_index = load_index(active_snapshot())  # type: ignore[arg-type]
+
+    assert snapshot_index.config.file_page_bytes == CEILINGS["file_page_bytes"]
+    assert snapshot_index.config.pagination.default_limit == CEILINGS["pagination.default_limit"]
+    assert snapshot_index.config.pagination.max_limit == CEILINGS["pagination.max_limit"]
+    assert [skill.id for skill in snapshot_index.visible(zdr_cleared=False).skills] == ["alpha", "beta"]
+
+
+def test_a_config_file_above_a_ceiling_is_still_refused_at_publish_time() -> None:
+    with pytest.raises(ConfigError, match="above its ceiling"):
+        config_from_dict({**DEFAULT_CONFIG, "file_page_bytes": CEILINGS["file_page_bytes"] + 1})

@@ -231,7 +231,7 @@ def test_an_active_snapshot_from_another_repository_is_not_an_ancestor(
 
     with pytest.raises(PublishError, match="is not a commit of this repository"):
         publish(elsewhere.root, other)
-    assert publish(elsewhere.root, other, rollback=True).sha == other
+    assert publish(elsewhere.root, other, switch_repository=True).sha == other
 
 
 def test_the_version_rule_compares_with_the_active_snapshot(skill_repo: SkillRepo) -> None:

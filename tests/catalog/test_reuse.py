@@ -182,6 +182,32 @@ def test_a_config_change_validates_every_skill(skill_repo: SkillRepo, reads: Git
     assert reads.touched("alpha") and reads.touched("gamma")
 
 
+def test_commits_both_without_a_config_reuse_unchanged_skills(skill_repo: SkillRepo, reads: GitReads) -> None:
+    # Both are governed by the built-in defaults, which are code the fingerprint covers.
+    skill_repo.remove("registry.config.json")
+    publish(skill_repo.root, three_skills(skill_repo))
+    second = bump(skill_repo, "beta", "1.1.0", "Beta, better.\n")
+    reads.paths.clear()
+
+    result = publish(skill_repo.root, second)
+
+    assert (result.skill_count, result.reused_skills) == (3, 2)
+    assert not reads.touched("alpha") and not reads.touched("gamma")
+
+
+def test_adding_a_config_validates_every_skill(skill_repo: SkillRepo, reads: GitReads) -> None:
+    skill_repo.remove("registry.config.json")
+    publish(skill_repo.root, three_skills(skill_repo))
+    skill_repo.write_config({"limits": {"max_file_bytes": len(GUIDE) - 1}})
+    smaller = skill_repo.commit("a config of our own")
+    reads.paths.clear()
+
+    with pytest.raises(PublishError) as refused:
+        publish(skill_repo.root, smaller)
+    assert "\nskills/alpha/references/guide.md: is 17 bytes, more than" in str(refused.value)
+    assert reads.touched("alpha")
+
+
 def test_a_change_of_the_validation_code_validates_every_skill(
     skill_repo: SkillRepo, reads: GitReads, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,6 +4,7 @@ import hashlib
 
 import pytest
 
+from catalog.config import DEFAULTS
 from catalog.hashing import content_hash
 from catalog.report import BaseSkill, ValidatedFile
 from catalog.trees import WorkingTree
@@ -144,21 +145,53 @@ def test_it_reports_every_problem_sorted_by_path_then_message(skill_repo: SkillR
 # --- registry.config.json ---------------------------------------------------------------
 
 
-def test_it_rejects_a_missing_config_naming_it(skill_repo: SkillRepo) -> None:
+def test_without_a_config_the_built_in_defaults_govern(skill_repo: SkillRepo) -> None:
     skill_repo.add_skill("demo")
     skill_repo.remove("registry.config.json")
     report = validate(skill_repo)
-    assert report.config is None
-    assert codes(report) == {("registry.config.json", "missing_config")}
-    assert report.skills == []
+    assert report.ok
+    assert report.config == DEFAULTS
+    assert [skill.id for skill in report.skills] == ["demo"]
+
+
+def test_a_commit_without_a_config_is_validated_under_the_defaults(skill_repo: SkillRepo) -> None:
+    skill_repo.add_skill("demo", files={"references/big.md": "b" * (DEFAULTS.limits.max_file_bytes + 1)})
+    skill_repo.remove("registry.config.json")
+    skill_repo.commit()
+    report = validate_commit(skill_repo)
+    assert report.config == DEFAULTS
+    assert codes(report) == {("skills/demo/references/big.md", "file_too_large")}
+
+
+def test_a_partial_config_keeps_the_defaults_for_what_it_leaves_out(skill_repo: SkillRepo) -> None:
+    skill_repo.write("registry.config.json", '{"limits": {"max_files_per_skill": 1}}')
+    skill_repo.add_skill("demo", files={"references/a.md": "a\n", "references/b.md": "b\n"})
+    report = validate(skill_repo)
+    assert report.config is not None and report.config.skills_dir == DEFAULTS.skills_dir
+    assert codes(report) == {(MD, "too_many_files")}
 
 
 def test_it_rejects_an_invalid_config_with_the_reason(skill_repo: SkillRepo) -> None:
-    skill_repo.write("registry.config.json", '{"schema_version": 1}')
+    skill_repo.write("registry.config.json", '{"schema_version": 1, "skills_dir": "a/b"}')
     report = validate(skill_repo)
     [problem] = report.problems
     assert (problem.path, problem.code) == ("registry.config.json", "invalid_config")
-    assert problem.message.startswith("invalid config: missing key 'skills_dir'")
+    assert problem.message.startswith("invalid config: skills_dir must be a single directory name")
+
+
+def test_a_directory_named_like_the_config_is_invalid_config(skill_repo: SkillRepo) -> None:
+    skill_repo.remove("registry.config.json")
+    skill_repo.write("registry.config.json/x.json", "{}")
+    report = validate(skill_repo)
+    assert codes(report) == {("registry.config.json", "invalid_config")}
+    assert report.problems[0].message == "is a directory; it must be a regular file"
+
+
+def test_a_file_whose_name_only_starts_like_the_config_is_not_the_config(skill_repo: SkillRepo) -> None:
+    skill_repo.remove("registry.config.json")
+    skill_repo.write("registry.config.json.bak", "{")
+    skill_repo.add_skill("demo")
+    assert validate(skill_repo).config == DEFAULTS
 
 
 def test_it_rejects_a_config_that_is_not_json(skill_repo: SkillRepo) -> None:

@@ -17,6 +17,7 @@
     oauth_registry  a registry under gunicorn with OAuth on
     publish_loop    a program that publishes commits back and forth
     landing         the landing page tests' skills, and the words that must stay off it
+    workflows       a GitHub Actions job run step by step on this machine
 
 Conftests hold only fixtures and import from here; nothing imports a conftest.
 """

@@ -1,4 +1,5 @@
-"""manage.py publish <rev> [--repo PATH] [--rollback] (docs/reference.md#commands)."""
+"""manage.py publish <rev> [--repo PATH] [--rollback] [--switch-repository]
+(docs/reference.md#commands)."""
 
 from typing import Any
 
@@ -31,10 +32,26 @@ class Command(BaseCommand):
             action="store_true",
             help="Allow a commit that is not a descendant of the active one, and skip the version rule.",
         )
+        parser.add_argument(
+            "--switch-repository",
+            action="store_true",
+            help="Allow replacing an active snapshot whose commit is not in this repository (another "
+            "repository's skills): the commit is then checked like a first publish.",
+        )
 
-    def handle(self, *args: Any, rev: str, repo: str | None, rollback: bool, **options: Any) -> None:
+    def handle(
+        self,
+        *args: Any,
+        rev: str,
+        repo: str | None,
+        rollback: bool,
+        switch_repository: bool,
+        **options: Any,
+    ) -> None:
         try:
-            result = publish(repo or settings.SKILLS_REPO_PATH, rev, rollback=rollback)
+            result = publish(
+                repo or settings.SKILLS_REPO_PATH, rev, rollback=rollback, switch_repository=switch_repository
+            )
         except PublishError as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(result.summary())
