@@ -31,7 +31,9 @@ def test_the_json_report_carries_every_problem_with_its_code() -> None:
     assert document == {
         "ok": False,
         "skills": 0,
-        "problems": [{"path": "skills/a/SKILL.md", "code": "unknown_key", "message": "unknown key 'x'"}],
+        "problems": [
+            {"path": "skills/a/SKILL.md", "code": "unknown_key", "severity": "error", "message": "unknown key 'x'"}
+        ],
     }
 
 

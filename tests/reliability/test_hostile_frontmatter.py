@@ -22,7 +22,8 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from catalog import validation
-from catalog.skillfile import KNOWN_KEYS, parse_skill_file
+from catalog.registry_dialect import KNOWN_KEYS
+from catalog.skillfile import parse_skill_file
 from catalog.trees import WorkingTree
 from catalog.validation import validate_tree
 from tests.skillrepo import DEFAULT_CONFIG, PROJECT_DIR
