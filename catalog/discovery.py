@@ -123,6 +123,7 @@ def _discover(entries: list[TreeEntry], skipped: list[str], rules: Rules) -> Tre
 
     candidates = sorted({posixpath.dirname(e.path) for e in files if _is_skill_md(e.path)} | set(skipped))
     skills: dict[str, SkillDir] = {}
+    refused: list[str] = []  # too deep: named by their own error, not again as strays
     for directory in candidates:
         if directory == rules.top:
             continue  # a SKILL.md directly in skills_dir: a stray entry, reported below
@@ -133,6 +134,7 @@ def _discover(entries: list[TreeEntry], skipped: list[str], rules: Rules) -> Tre
             outer.problems.append(_nested_skill(directory, outer.path))
         elif _depth(directory, rules) > MAX_SKILL_DEPTH:
             problems.append(_too_deep(directory, rules))
+            refused.append(directory + "/")
         else:
             skills[directory] = SkillDir(directory)
 
@@ -140,7 +142,8 @@ def _discover(entries: list[TreeEntry], skipped: list[str], rules: Rules) -> Tre
     for entry in files:
         owner = _enclosing(posixpath.dirname(entry.path), skills, inclusive=True)
         if owner is None:
-            strays.append(entry)
+            if not entry.path.startswith(tuple(refused)):
+                strays.append(entry)
         else:
             owner.entries.append((entry.path[len(owner.path) + 1 :], entry))
 
@@ -235,7 +238,11 @@ def _stray_problems(strays: list[TreeEntry], skills: dict[str, SkillDir], rules:
                 problems.append(_misnamed_skill_md(entry.path))
             continue
         folder = next(
-            (path for path in _ancestors(entry.path) if path.startswith(rules.prefix) and path not in categories),
+            (
+                path
+                for path in _ancestors(entry.path)
+                if path.startswith(rules.prefix) and path not in categories
+            ),
             None,
         )
         if folder is None:

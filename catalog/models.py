@@ -39,7 +39,7 @@ class SkillVersion(models.Model):
     description = models.TextField()
     # SemVer puts no bound on pre-release/build parts; null for an open-dialect skill
     # without a version.
-    version = models.TextField(null=True)
+    version = models.TextField(null=True)  # noqa: DJ001 - "no version" is not an empty version
     tags = models.JSONField(default=list)
     keywords = models.JSONField(default=list)
     requires = models.JSONField(default=list)

@@ -133,7 +133,9 @@ class OpenChecker(FieldChecker):
             return {}
         for key, item in value.items():
             if not isinstance(key, str):
-                self.warn("metadata_not_string", f"metadata key {shown(key)} is not a string; served as written")
+                self.warn(
+                    "metadata_not_string", f"metadata key {shown(key)} is not a string; served as written"
+                )
                 continue
             if key in METADATA_STAND_INS:
                 continue
@@ -173,7 +175,7 @@ class OpenChecker(FieldChecker):
         # The standard's own example is version: "1.0": valid there, only not a version here.
         self.warn(
             "unversioned_metadata_version",
-            f"metadata.version {shown(inner)} is not a semantic version (e.g. \"1.2.3\"), so the skill "
+            f'metadata.version {shown(inner)} is not a semantic version (e.g. "1.2.3"), so the skill '
             "is served without a version and the version rule does not apply to it",
         )
         valid["version"] = None

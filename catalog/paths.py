@@ -10,9 +10,7 @@ import unicodedata
 
 # The bidirectional controls (embeddings, overrides, isolates and the marks): a name
 # holding one can display as another name.
-BIDI_CONTROLS = frozenset(
-    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-)
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def path_problem(path: str) -> str | None:

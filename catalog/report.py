@@ -12,7 +12,7 @@ from catalog.fields import ERROR, WARNING
 from catalog.paths import BIDI_CONTROLS
 from catalog.skill import Dialect, SkillMetadata
 
-__all__ = ["ERROR", "WARNING", "Problem", "ValidatedFile", "OmittedFile", "ValidatedSkill"]
+__all__ = ["ERROR", "WARNING", "OmittedFile", "Problem", "ValidatedFile", "ValidatedSkill"]
 
 _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 

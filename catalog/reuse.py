@@ -87,7 +87,9 @@ def reusable_skills(
         paths = [skill.path for skill in active.values()]
         now, then = _directory_ids(tree, paths), _directory_ids(before, paths)
     unchanged = {
-        sid: skill for sid, skill in active.items() if skill.path in now and now[skill.path] == then.get(skill.path)
+        sid: skill
+        for sid, skill in active.items()
+        if skill.path in now and now[skill.path] == then.get(skill.path)
     }
     if not unchanged:
         return {}
@@ -127,5 +129,7 @@ def _reused_rows(snapshot_id: int, skills: dict[str, ActiveSkill]) -> dict[str, 
     result = {}
     for sid, skill in skills.items():
         count, size = files.get(skill.version_id, (0, 0))
-        result[skill.path] = ReusedSkill(sid, skill.version_id, 1 + count, skill.skill_md_size + size, skill.omitted)
+        result[skill.path] = ReusedSkill(
+            sid, skill.version_id, 1 + count, skill.skill_md_size + size, skill.omitted
+        )
     return result

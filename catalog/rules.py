@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping
 from catalog.config import RegistryConfig
 from catalog.hashing import sha256_hex
 from catalog.paths import path_problem, unsafe_name_problem
-from catalog.report import WARNING, OmittedFile, Problem, ValidatedFile
+from catalog.report import WARNING, OmittedFile, Problem, ValidatedFile, shown_path
 from catalog.skill import Dialect
 from catalog.skillfile import ParsedSkillFile, text_problem
 from catalog.trees import EntryKind, TreeEntry
@@ -118,9 +118,15 @@ class Rules:
         problems = [Problem(path, p.code, p.message, p.severity) for p in parsed.problems]
         skill_id = parsed.valid.get("id")
         if skill_id is not None and skill_id != dir_name:
-            key, why = ("name", " (the name is the skill's id)") if parsed.dialect is Dialect.OPEN else ("id", "")
+            key, why = (
+                ("name", " (the name is the skill's id)") if parsed.dialect is Dialect.OPEN else ("id", "")
+            )
             problems.append(
-                Problem(path, "id_mismatch", f"{key} {skill_id!r} must equal the directory name {dir_name!r}{why}")
+                Problem(
+                    path,
+                    "id_mismatch",
+                    f"{key} {skill_id!r} must equal the directory name '{shown_path(dir_name)}'{why}",
+                )
             )
         return problems
 

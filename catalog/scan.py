@@ -127,7 +127,11 @@ def _sizes(skill_md: TreeEntry | None, files: list[tuple[str, TreeEntry]]) -> in
 
 
 def _registry_files(
-    tree: Tree, scan: SkillScan, supporting: list[tuple[str, TreeEntry]], skill_md: TreeEntry | None, rules: Rules
+    tree: Tree,
+    scan: SkillScan,
+    supporting: list[tuple[str, TreeEntry]],
+    skill_md: TreeEntry | None,
+    rules: Rules,
 ) -> bool:
     """`files` is the allowlist; every entry is a supporting file and must pass."""
     limits = rules.limits
@@ -163,7 +167,11 @@ def _registry_files(
 
 
 def _open_files(
-    tree: Tree, scan: SkillScan, supporting: list[tuple[str, TreeEntry]], skill_md: TreeEntry | None, rules: Rules
+    tree: Tree,
+    scan: SkillScan,
+    supporting: list[tuple[str, TreeEntry]],
+    skill_md: TreeEntry | None,
+    rules: Rules,
 ) -> bool:
     """The directory is the allowlist: each text file is served, the rest omitted."""
     candidates: list[tuple[str, TreeEntry]] = []

@@ -55,6 +55,4 @@ class SkillMetadata:
 
 # Each field's declared type, for whatever has to derive a shape from it (storage, schemas).
 FIELD_TYPES: Mapping[str, Any] = typing.get_type_hints(SkillMetadata)
-TUPLE_FIELDS = frozenset(
-    name for name, hint in FIELD_TYPES.items() if typing.get_origin(hint) is tuple
-)
+TUPLE_FIELDS = frozenset(name for name, hint in FIELD_TYPES.items() if typing.get_origin(hint) is tuple)

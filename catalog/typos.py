@@ -3,7 +3,8 @@
 The open dialect serves unknown keys as written, so a misspelt `required_zdr` would
 silently publish a ZDR skill to everyone. A key near a known one is therefore an error:
 compared case-insensitively with `-` and `_` as one character, it is near when it is
-within two edits (insert, delete, substitute, or swap two neighbours), or within one edit
+within two edits (insert, delete, substitute, or swap two neighbours: the
+Damerau-Levenshtein distance), or within one edit
 when it has at most four characters; otherwise real short vendor keys such as `date`
 (two edits from `name`) could never be used.
 """
@@ -32,20 +33,33 @@ def near_known_key(key: str, known: Iterable[str]) -> str | None:
 
 
 def edit_distance(a: str, b: str, bound: int) -> int:
-    """The optimal-string-alignment distance between `a` and `b` (a transposition of two
-    neighbours is one edit), or bound + 1 as soon as it must exceed `bound`."""
+    """The Damerau-Levenshtein distance between `a` and `b` (insert, delete, substitute, or
+    swap two neighbours, with later edits allowed between swapped characters), or bound + 1
+    when the lengths alone show it is over `bound`."""
     if abs(len(a) - len(b)) > bound:
         return bound + 1
-    before: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i, char_a in enumerate(a, 1):
-        current = [i] + [0] * len(b)
-        for j, char_b in enumerate(b, 1):
-            cost = 0 if char_a == char_b else 1
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if i > 1 and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b:
-                current[j] = min(current[j], before[j - 2] + 1)
-        if min(current) > bound:
-            return bound + 1
-        before, previous = previous, current
-    return previous[len(b)]
+    far = len(a) + len(b)
+    last_row: dict[str, int] = {}
+    # d[i + 1][j + 1]: the distance between a[:i] and b[:j], with a border of `far`.
+    d = [[far] * (len(b) + 2) for _ in range(len(a) + 2)]
+    for i in range(len(a) + 1):
+        d[i + 1][1] = i
+    for j in range(len(b) + 1):
+        d[1][j + 1] = j
+    for i in range(1, len(a) + 1):
+        last_match_col = 0
+        for j in range(1, len(b) + 1):
+            k = last_row.get(b[j - 1], 0)
+            l_col = last_match_col
+            cost = 1
+            if a[i - 1] == b[j - 1]:
+                cost = 0
+                last_match_col = j
+            d[i + 1][j + 1] = min(
+                d[i][j] + cost,
+                d[i + 1][j] + 1,
+                d[i][j + 1] + 1,
+                d[k][l_col] + (i - k - 1) + 1 + (j - l_col - 1),
+            )
+        last_row[a[i - 1]] = i
+    return d[len(a) + 1][len(b) + 1]

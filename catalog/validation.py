@@ -3,9 +3,9 @@ once rather than the first; the version rule against a base revision; the base s
 revision; and check_skills' run over a working tree.
 
 `known_valid` (publish only; check_skills never passes it) names skill directories
-(repository-relative) the caller vouches for: they are counted and listed for the tree-wide rules but never read,
-parsed or hashed, and end up in `report.known_valid` instead of `report.skills`. The
-caller must be able to prove, for each of them, that
+(repository-relative) the caller vouches for: they are counted and listed for the tree-wide
+rules but never read, parsed or hashed, and end up in `report.known_valid` instead of
+`report.skills`. The caller must be able to prove, for each of them, that
   - the directory is identical (names, modes, bytes) to one that passed validate_tree
     with no problem,
   - under the same registry.config.json bytes,

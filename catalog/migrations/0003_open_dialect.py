@@ -11,7 +11,7 @@ from django.db import migrations, models
 _BATCH = 500
 
 
-def _fill(apps, schema_editor):  # noqa: ANN001 - the signature RunPython calls
+def _fill(apps, schema_editor):
     # Imported here: the parser of today reads the SKILL.md bytes stored yesterday, which
     # passed its rules then (a stored skill is a valid one).
     from catalog.frontmatter_json import encode

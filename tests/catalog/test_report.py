@@ -32,7 +32,12 @@ def test_the_json_report_carries_every_problem_with_its_code() -> None:
         "ok": False,
         "skills": 0,
         "problems": [
-            {"path": "skills/a/SKILL.md", "code": "unknown_key", "severity": "error", "message": "unknown key 'x'"}
+            {
+                "path": "skills/a/SKILL.md",
+                "code": "unknown_key",
+                "severity": "error",
+                "message": "unknown key 'x'",
+            }
         ],
     }
 

@@ -238,7 +238,10 @@ def test_an_active_commit_missing_from_the_repository_reuses_nothing(skill_repo:
     fingerprint = rules_fingerprint()
     git_repo = open_repo(skill_repo.root)
     with GitTree(git_repo, resolve_commit(git_repo, second)) as tree:
-        assert set(reuse.reusable_skills(tree, active, skills, fingerprint)) == {"skills/alpha", "skills/gamma"}
+        assert set(reuse.reusable_skills(tree, active, skills, fingerprint)) == {
+            "skills/alpha",
+            "skills/gamma",
+        }
         missing = ActiveSnapshot(active.id, "0123456789" * 4, active.published_at)
         assert reuse.reusable_skills(tree, missing, skills, fingerprint) == {}
     git_repo.close()
@@ -310,7 +313,9 @@ def test_known_valid_skills_are_counted_but_never_read(skill_repo: SkillRepo, re
     full = validate_tree(commit_tree(skill_repo))
     reads.paths.clear()
 
-    report = validate_tree(commit_tree(skill_repo), known_valid={"skills/alpha", "skills/gamma", "skills/absent"})
+    report = validate_tree(
+        commit_tree(skill_repo), known_valid={"skills/alpha", "skills/gamma", "skills/absent"}
+    )
 
     assert report.ok and full.ok
     assert report.known_valid == ["skills/alpha", "skills/gamma"]  # only those present
@@ -326,7 +331,9 @@ def test_known_valid_never_hides_a_tree_wide_problem(skill_repo: SkillRepo) -> N
     skill_repo.write("skills/notes.txt", "stray\n")
     skill_repo.commit()
 
-    report = validate_tree(commit_tree(skill_repo), known_valid={"skills/alpha", "skills/beta", "skills/gamma"})
+    report = validate_tree(
+        commit_tree(skill_repo), known_valid={"skills/alpha", "skills/beta", "skills/gamma"}
+    )
 
     assert codes(report) == {("skills", "too_many_skills"), ("skills/notes.txt", "stray_entry")}
     assert report.known_valid == ["skills/alpha", "skills/beta", "skills/gamma"]

@@ -5,7 +5,7 @@ import pytest
 from catalog.config import config_from_dict
 from catalog.rules import Rules, kind_problem, media_type_for
 from catalog.skillfile import parse_skill_file
-from catalog.trees import EntryKind, TreeEntry
+from catalog.trees import EntryKind
 from tests.catalog.tree_support import config_with
 from tests.skillrepo import skill_md
 

@@ -3,9 +3,9 @@
 from pathlib import Path
 
 from catalog.config import config_from_dict
+from catalog.discovery import list_skills
 from catalog.hashing import content_hash, sha256_hex
 from catalog.rules import Rules
-from catalog.discovery import list_skills
 from catalog.scan import scan_skill
 from catalog.trees import WorkingTree
 from tests.catalog.tree_support import config_with
@@ -99,5 +99,9 @@ def test_a_skill_md_in_another_case_is_named_on_its_path(skill_repo: SkillRepo) 
     listing = list_skills(WorkingTree(skill_repo.root), rules())
     assert listing.skill_dirs == []
     [problem] = listing.problems
-    assert (problem.path, problem.code, problem.severity) == ("skills/demo/skill.md", "missing_skill_md", "error")
+    assert (problem.path, problem.code, problem.severity) == (
+        "skills/demo/skill.md",
+        "missing_skill_md",
+        "error",
+    )
     assert problem.message.startswith("found skill.md; rename it to SKILL.md")

@@ -39,7 +39,12 @@ def test_it_parses_a_minimal_skill_with_defaults() -> None:
     assert parsed.problems == ()
     front = parsed.metadata
     assert front is not None
-    assert (parsed.valid["schema_version"], front.id, front.name, front.version) == (1, "demo", "Demo", "1.0.0")
+    assert (parsed.valid["schema_version"], front.id, front.name, front.version) == (
+        1,
+        "demo",
+        "Demo",
+        "1.0.0",
+    )
     assert front.description == "How to demo."
     assert (front.tags, front.keywords, front.requires, parsed.valid["files"]) == ((), (), (), ())
     assert front.required_zdr is False

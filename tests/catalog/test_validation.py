@@ -51,7 +51,12 @@ def test_it_returns_every_valid_skill_with_its_metadata_files_and_hash(skill_rep
     [skill] = report.skills
     raw_md = (skill_repo.root / MD).read_bytes()
     assert (skill.id, skill.metadata.name, skill.metadata.version) == ("demo", "Demo", "1.0.0")
-    assert (skill.metadata.tags, skill.metadata.keywords, skill.metadata.requires, skill.metadata.required_zdr) == (
+    assert (
+        skill.metadata.tags,
+        skill.metadata.keywords,
+        skill.metadata.requires,
+        skill.metadata.required_zdr,
+    ) == (
         ("data",),
         ("csv",),
         ("python3",),
@@ -588,7 +593,9 @@ def test_base_skills_carry_the_hash_and_version_of_each_skill(skill_repo: SkillR
     skill_repo.commit()
     report = validate(skill_repo)
     base = base_of(skill_repo)
-    assert base == {skill.id: BaseSkill(skill.content_hash, skill.metadata.version) for skill in report.skills}
+    assert base == {
+        skill.id: BaseSkill(skill.content_hash, skill.metadata.version) for skill in report.skills
+    }
     assert base["demo"].version == "1.2.3"
 
 
