@@ -12,7 +12,7 @@ PRODUCTION_LIKE_ENV = DJANGO_SECRET_KEY=lint-$$(head -c 48 /dev/urandom | od -An
 	DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS=1 DJANGO_SECURE_HSTS_PRELOAD=1 \
 	SKILLS_READ_TOKENS=lint-token DATABASE_URL=sqlite:///:memory:
 
-.PHONY: install run test lint conformance bench bench-full clean
+.PHONY: install run test test-fast lint conformance bench bench-full clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,9 +34,15 @@ run: install
 test: install
 	$(PY) -m pytest -n 2 --dist loadfile
 
+# The edit-test loop: everything but the suites that start gunicorn (e2e) and the load, crash
+# and hypothesis ones (reliability).
+test-fast: install
+	$(PY) -m pytest -n 2 --dist loadfile -q -m "not e2e and not reliability"
+
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	DJANGO_SECRET_KEY=lint $(VENV)/bin/mypy
 	$(VENV)/bin/actionlint
 	DJANGO_SECRET_KEY=lint $(PY) manage.py makemigrations --check --dry-run
 	$(PRODUCTION_LIKE_ENV) $(PY) manage.py check --deploy --fail-level WARNING
@@ -54,4 +60,4 @@ conformance: install
 	$(PY) conformance/run.py
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .ruff_cache
+	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache

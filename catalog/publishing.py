@@ -238,15 +238,16 @@ def _check_descendant(repo: git.Repo, active_sha: str, sha: str) -> None:
     never overwrite a newer one by accident (docs/reference.md#commands)."""
     hint = "pass --rollback to activate it anyway"
     try:
-        repo.commit(active_sha)
+        active = repo.commit(active_sha)
     except (BadName, BadObject, ValueError):
         raise PublishError(
             f"the active snapshot {active_sha} is not a commit of this repository, so {sha} cannot be "
             f"shown to descend from it; {hint}"
         ) from None
-    if repo.is_ancestor(active_sha, sha):
+    new = repo.commit(sha)
+    if repo.is_ancestor(active, new):
         return
-    if repo.is_ancestor(sha, active_sha):
+    if repo.is_ancestor(new, active):
         raise PublishError(
             f"{sha} is an ancestor of the active snapshot {active_sha}: publishing it would roll the "
             f"registry back; {hint}"

@@ -89,16 +89,16 @@ def prune_snapshots(keep: int, *, dry_run: bool = False) -> PruneResult:
         kept = active + others[: keep - len(active)]
         kept_shas = {snap.sha for snap in kept}
         removed = [snap for snap in snapshots if snap.sha not in kept_shas]
-        for chunk in chunks([snap.sha for snap in removed], IN_CHUNK):
-            Snapshot.objects.filter(sha__in=chunk).delete()
+        for shas in chunks([snap.sha for snap in removed], IN_CHUNK):
+            Snapshot.objects.filter(sha__in=shas).delete()
 
         orphan_versions = list(
             SkillVersion.objects.filter(
                 ~Exists(SnapshotSkill.objects.filter(skill_version=OuterRef("pk")))
             ).values_list("id", flat=True)
         )
-        for chunk in chunks(orphan_versions, IN_CHUNK):
-            SkillVersion.objects.filter(id__in=chunk).only("id").delete()
+        for version_ids in chunks(orphan_versions, IN_CHUNK):
+            SkillVersion.objects.filter(id__in=version_ids).only("id").delete()
 
         orphan_blobs = list(
             Blob.objects.filter(
@@ -106,8 +106,8 @@ def prune_snapshots(keep: int, *, dry_run: bool = False) -> PruneResult:
                 ~Exists(SkillVersion.objects.filter(skill_md=OuterRef("pk"))),
             ).values_list("sha256", "size")
         )
-        for chunk in chunks([sha256 for sha256, _size in orphan_blobs], IN_CHUNK):
-            Blob.objects.filter(sha256__in=chunk).only("sha256").delete()
+        for blob_shas in chunks([sha256 for sha256, _size in orphan_blobs], IN_CHUNK):
+            Blob.objects.filter(sha256__in=blob_shas).only("sha256").delete()
 
         if dry_run:
             transaction.set_rollback(True)

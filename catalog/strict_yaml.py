@@ -3,7 +3,7 @@ constructed), made strict. Only `true` and `false` are booleans, and a duplicate
 key is an error, so a near-miss can never silently change what a skill says."""
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -11,10 +11,15 @@ _BOOL_TAG = "tag:yaml.org,2002:bool"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _SHOWN_CHARS = 80
 
-BASE_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# The C loader when PyYAML was built with libyaml (same behaviour, faster). The checker is
+# shown the pure-Python one: the stubs give the two no common loader type to name.
+if TYPE_CHECKING:
+    BASE_LOADER = yaml.SafeLoader
+else:
+    BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _StrictLoader(BASE_LOADER):  # type: ignore[misc, valid-type]
+class _StrictLoader(BASE_LOADER):
     """SafeLoader with YAML 1.2 booleans and no duplicate or merge keys.
 
     PyYAML follows YAML 1.1, where `yes`, `on`, `y`... are booleans. Here only `true`

@@ -28,7 +28,8 @@ from typing import Any
 import pytest
 from django.test import Client, override_settings
 
-from tests.test_docs import PROJECT_DIR, management_commands
+from tests.support.project import PROJECT_DIR
+from tests.test_docs import management_commands
 
 REFERENCE = PROJECT_DIR / "docs" / "reference.md"
 THIS_FILE = Path(__file__).resolve()

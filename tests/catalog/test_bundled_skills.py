@@ -7,8 +7,7 @@ import pytest
 from catalog.report import ValidationReport
 from catalog.trees import WorkingTree
 from catalog.validation import validate_tree
-
-PROJECT_DIR = Path(__file__).resolve().parents[2]
+from tests.support.project import PROJECT_DIR
 
 
 @pytest.fixture(scope="module")

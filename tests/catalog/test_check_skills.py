@@ -10,7 +10,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from tests.catalog.tree_support import symlink
-from tests.skillrepo import SkillRepo, skill_md
+from tests.support.repos import SkillRepo
+from tests.support.skillmd import skill_md
 
 
 def run(*args: str, **options: Any) -> tuple[int, str, str]:

@@ -9,7 +9,8 @@ from catalog.discovery import list_skills
 from catalog.rules import Rules
 from catalog.trees import WorkingTree
 from tests.catalog.tree_support import codes, nested_repository, symlink, validate, validate_commit
-from tests.skillrepo import DEFAULT_CONFIG, SkillRepo, skill_md
+from tests.support.repos import DEFAULT_CONFIG, SkillRepo
+from tests.support.skillmd import skill_md
 
 RULES = Rules(config_from_dict(DEFAULT_CONFIG))
 

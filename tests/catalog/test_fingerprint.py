@@ -14,7 +14,7 @@ from catalog.fingerprint import RULE_MODULES, rules_fingerprint
 from catalog.models import Snapshot
 from catalog.publishing import publish
 from tests.catalog.publish_support import bump
-from tests.skillrepo import SkillRepo
+from tests.support.repos import SkillRepo
 
 RULE_MODULE_NAMES = [module.__name__ for module in RULE_MODULES]
 

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from tests.skillrepo import skill_md
+from tests.support.skillmd import skill_md
 
 BEFORE = [("catalog", "0002_snapshot_rules_fingerprint")]
 AFTER = [("catalog", "0003_open_dialect")]

@@ -16,8 +16,8 @@ from catalog.report import OmittedFile, ValidationReport
 from catalog.rules import Rules
 from catalog.scan import scan_skill
 from catalog.trees import WorkingTree
-from tests.catalog.tree_support import codes, config_with, symlink, validate, validate_commit
-from tests.skillrepo import SkillRepo
+from tests.catalog.tree_support import codes, symlink, validate, validate_commit
+from tests.support.repos import SkillRepo, config_with_limits
 
 OPEN_MD = "---\nname: demo\ndescription: The demo skill.\n---\nSteps.\n"
 BASE = "skills/demo"
@@ -83,7 +83,7 @@ def test_what_cannot_be_served_is_omitted_with_a_warning_naming_it(
 
 
 def test_a_file_at_max_file_bytes_is_served_and_one_byte_more_omitted_unread(make_repo) -> None:
-    repo = make_repo(config_with(max_file_bytes=100))
+    repo = make_repo(config_with_limits(max_file_bytes=100))
     open_skill(repo, {"at.md": "a" * 100, "over.md": "b" * 101})
     reads: list[str] = []
 
@@ -92,7 +92,7 @@ def test_a_file_at_max_file_bytes_is_served_and_one_byte_more_omitted_unread(mak
             reads.append(path)
             return super().read(path, max_bytes)
 
-    rules = Rules(config_from_dict(config_with(max_file_bytes=100)))
+    rules = Rules(config_from_dict(config_with_limits(max_file_bytes=100)))
     [skill_dir] = list_skills(Spy(repo.root), rules).skill_dirs
     scan = scan_skill(Spy(repo.root), skill_dir, rules)
     assert [f.path for f in scan.files] == ["at.md"]
@@ -101,7 +101,7 @@ def test_a_file_at_max_file_bytes_is_served_and_one_byte_more_omitted_unread(mak
 
 
 def test_the_file_limit_counts_served_files_only(make_repo) -> None:
-    repo = make_repo(config_with(max_files_per_skill=2))
+    repo = make_repo(config_with_limits(max_files_per_skill=2))
     open_skill(repo, {"a.md": "a\n", "b.md": "b\n", "c.png": b"\x00", ".d": "d\n"})
     assert only_skill(validate(repo)).omitted  # 4 files, 2 served: within the limit
     repo.write(f"{BASE}/e.md", "e\n")
@@ -114,7 +114,7 @@ def test_the_file_limit_counts_served_files_only(make_repo) -> None:
 
 def test_the_total_counts_skill_md_and_served_files_only(make_repo) -> None:
     total = len(OPEN_MD) + 10
-    repo = make_repo(config_with(max_skill_total_bytes=total))
+    repo = make_repo(config_with_limits(max_skill_total_bytes=total))
     open_skill(repo, {"a.md": "x" * 10, "big.bin": b"\x00" * 150})
     assert only_skill(validate(repo)).omitted == (OmittedFile("big.bin", "binary (it holds a NUL byte)"),)
     repo.write(f"{BASE}/b.md", "y")
@@ -122,7 +122,7 @@ def test_the_total_counts_skill_md_and_served_files_only(make_repo) -> None:
 
 
 def test_the_listing_is_bounded_before_anything_is_read(make_repo) -> None:
-    repo = make_repo(config_with(max_files_per_skill=1))
+    repo = make_repo(config_with_limits(max_files_per_skill=1))
     open_skill(repo, {f"f{n}.bin": b"\x00" for n in range(5)})
     report = validate(repo)
     [problem] = [p for p in report.problems if p.is_error]

@@ -1,4 +1,4 @@
-"""Publishing repositories shaped like the public ones (tests/catalog/open_fixtures.py): what is
+"""Publishing repositories shaped like the public ones (tests/support/open_repos.py): what is
 stored (frontmatter as written, path, omitted files, null versions), what the content hash
 covers, and the incremental publish with category folders (moved skills, new categories)."""
 
@@ -10,9 +10,9 @@ from catalog.hashing import content_hash, sha256_hex
 from catalog.models import SkillVersion, SnapshotSkill
 from catalog.publishing import publish
 from catalog.storage import metadata_columns, metadata_from_row
-from tests.catalog.open_fixtures import CATALOG, FIXTURES, MIXED, PLUGINS, OpenFixture
 from tests.catalog.test_reuse import GitReads, reads  # noqa: F401 - the fixture
-from tests.skillrepo import SkillRepo
+from tests.support.open_repos import CATALOG, FIXTURES, MIXED, PLUGINS, OpenFixture
+from tests.support.repos import SkillRepo
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,8 @@ disappears or decreases. The registry dialect's rule is unchanged (tests/catalog
 import pytest
 
 from tests.catalog.tree_support import base_of, codes, validate
-from tests.skillrepo import SkillRepo, skill_md
+from tests.support.repos import SkillRepo
+from tests.support.skillmd import skill_md
 
 MD = "skills/demo/SKILL.md"
 

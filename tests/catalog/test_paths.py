@@ -6,7 +6,7 @@ import pytest
 from catalog.paths import is_well_formed_path, path_problem
 from mcpapi.tools import is_well_formed_path as tools_accept
 from tests.catalog.tree_support import codes, validate
-from tests.skillrepo import SkillRepo
+from tests.support.repos import SkillRepo
 
 MALFORMED = ["/a", "a/../b", "a/./b", "a\\b", "a%b", "a\0b", "", "a//b", "a/", "..", "."]
 WELL_FORMED = ["references/api/auth.md", "a..b/c.md", "references/.notes.md", "SKILL.md"]

@@ -11,7 +11,7 @@ from catalog.hashing import content_hash
 from catalog.models import Blob, SkillVersion, SkillVersionFile, Snapshot, SnapshotSkill
 from catalog.publishing import Outcome, publish
 from tests.catalog.publish_support import bump, two_skills
-from tests.skillrepo import DEFAULT_CONFIG, SkillRepo
+from tests.support.repos import DEFAULT_CONFIG, SkillRepo
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ import json
 
 from catalog.config import config_from_dict
 from catalog.report import Problem, ValidationReport, report_json, report_text
-from tests.skillrepo import DEFAULT_CONFIG
+from tests.support.repos import DEFAULT_CONFIG
 
 CONFIG = config_from_dict(DEFAULT_CONFIG)
 BAD_KEY = Problem("skills/a/SKILL.md", "unknown_key", "unknown key 'x'")

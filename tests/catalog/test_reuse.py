@@ -20,8 +20,8 @@ from catalog.snapshots import ActiveSnapshot, read_active
 from catalog.trees import GitTree, open_repo, resolve_commit
 from catalog.validation import validate_tree
 from tests.catalog.publish_support import bump
-from tests.catalog.tree_support import codes, config_with
-from tests.skillrepo import SkillRepo
+from tests.catalog.tree_support import codes
+from tests.support.repos import SkillRepo, config_with_limits
 
 pytestmark = pytest.mark.django_db
 
@@ -153,7 +153,7 @@ def test_a_stray_entry_under_skills_is_still_reported(skill_repo: SkillRepo) -> 
 
 
 def test_max_skills_counts_the_unchanged_skills(skill_repo: SkillRepo) -> None:
-    skill_repo.write_config(config_with(max_skills=3))
+    skill_repo.write_config(config_with_limits(max_skills=3))
     publish(skill_repo.root, three_skills(skill_repo))
     skill_repo.add_skill("delta")
     sha = skill_repo.commit("one too many")
@@ -165,7 +165,7 @@ def test_max_skills_counts_the_unchanged_skills(skill_repo: SkillRepo) -> None:
 def test_a_config_change_validates_every_skill(skill_repo: SkillRepo, reads: GitReads) -> None:
     publish(skill_repo.root, three_skills(skill_repo))
     # alpha is untouched, but its reference file is now over the limit.
-    skill_repo.write_config(config_with(max_file_bytes=len(GUIDE) - 1))
+    skill_repo.write_config(config_with_limits(max_file_bytes=len(GUIDE) - 1))
     tightened = skill_repo.commit("smaller files")
     reads.paths.clear()
 
@@ -174,7 +174,7 @@ def test_a_config_change_validates_every_skill(skill_repo: SkillRepo, reads: Git
     assert "\nskills/alpha/references/guide.md: is 17 bytes, more than" in str(refused.value)
     assert reads.touched("alpha")
 
-    skill_repo.write_config(config_with(max_file_bytes=4096))
+    skill_repo.write_config(config_with_limits(max_file_bytes=4096))
     loosened = skill_repo.commit("larger files")
     reads.paths.clear()
     result = publish(skill_repo.root, loosened)
@@ -326,7 +326,7 @@ def test_known_valid_skills_are_counted_but_never_read(skill_repo: SkillRepo, re
 
 
 def test_known_valid_never_hides_a_tree_wide_problem(skill_repo: SkillRepo) -> None:
-    skill_repo.write_config(config_with(max_skills=2))
+    skill_repo.write_config(config_with_limits(max_skills=2))
     three_skills(skill_repo)
     skill_repo.write("skills/notes.txt", "stray\n")
     skill_repo.commit()

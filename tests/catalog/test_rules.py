@@ -6,14 +6,14 @@ from catalog.config import config_from_dict
 from catalog.rules import Rules, kind_problem, media_type_for
 from catalog.skillfile import parse_skill_file
 from catalog.trees import EntryKind
-from tests.catalog.tree_support import config_with
-from tests.skillrepo import skill_md
+from tests.support.repos import config_with_limits
+from tests.support.skillmd import skill_md
 
 MD = "skills/demo/SKILL.md"
 
 
 def rules(**limits: int) -> Rules:
-    return Rules(config_from_dict(config_with(**limits)))
+    return Rules(config_from_dict(config_with_limits(**limits)))
 
 
 def codes_of(problems: list) -> list[str]:

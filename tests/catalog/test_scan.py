@@ -8,8 +8,8 @@ from catalog.hashing import content_hash, sha256_hex
 from catalog.rules import Rules
 from catalog.scan import scan_skill
 from catalog.trees import WorkingTree
-from tests.catalog.tree_support import config_with
-from tests.skillrepo import DEFAULT_CONFIG, SkillRepo, skill_md
+from tests.support.repos import DEFAULT_CONFIG, SkillRepo, config_with_limits
+from tests.support.skillmd import skill_md
 
 
 class SpyTree(WorkingTree):
@@ -25,7 +25,7 @@ class SpyTree(WorkingTree):
 
 
 def rules(**limits: int) -> Rules:
-    return Rules(config_from_dict(config_with(**limits) if limits else DEFAULT_CONFIG))
+    return Rules(config_from_dict(config_with_limits(**limits) if limits else DEFAULT_CONFIG))
 
 
 def test_entries_are_grouped_by_skill_directory_in_name_order(skill_repo: SkillRepo) -> None:

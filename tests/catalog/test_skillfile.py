@@ -8,7 +8,7 @@ import pytest
 from catalog.registry_dialect import KNOWN_KEYS, REQUIRED_KEYS
 from catalog.skill import Dialect
 from catalog.skillfile import ParsedSkillFile, parse_skill_file
-from tests.skillrepo import skill_md
+from tests.support.skillmd import skill_md
 
 VALID_FRONT = "schema_version: 1\nid: demo\nname: Demo\ndescription: Does demo things.\nversion: 1.0.0\n"
 

@@ -7,7 +7,7 @@ import pytest
 from catalog.publishing import publish
 from catalog.snapshots import PruneResult, StoredSnapshot, read_active, snapshot_lines
 from tests.catalog.publish_support import bump, two_skills
-from tests.skillrepo import SkillRepo
+from tests.support.repos import SkillRepo
 
 WHEN = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 OLD = StoredSnapshot("a" * 40, WHEN, False, 3, "ci")

@@ -7,7 +7,7 @@ from catalog.models import Blob, SkillVersion, Snapshot
 from catalog.storage import chunks, store_snapshot
 from catalog.trees import WorkingTree
 from catalog.validation import validate_tree
-from tests.skillrepo import SkillRepo
+from tests.support.repos import SkillRepo
 
 
 def test_chunks_cut_any_iterable_into_bounded_lists() -> None:

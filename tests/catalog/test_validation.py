@@ -11,14 +11,14 @@ from catalog.validation import base_skills_from_tree
 from tests.catalog.tree_support import (
     base_of,
     codes,
-    config_with,
     nested_repository,
     skill_md_of_size,
     symlink,
     validate,
     validate_commit,
 )
-from tests.skillrepo import SkillRepo, skill_md
+from tests.support.repos import SkillRepo, config_with_limits
+from tests.support.skillmd import skill_md
 
 MD = "skills/demo/SKILL.md"
 
@@ -181,7 +181,7 @@ def test_it_rejects_a_symlinked_config(skill_repo: SkillRepo) -> None:
 
 
 def test_it_uses_the_configured_skills_dir(tmp_path) -> None:
-    config = config_with()
+    config = config_with_limits()
     config["skills_dir"] = "catalogue"
     repo = SkillRepo(tmp_path / "repo", config)
     repo.write("catalogue/demo/SKILL.md", skill_md("demo"))
@@ -291,7 +291,7 @@ def test_it_rejects_an_extension_not_allowed_in_its_folder(skill_repo: SkillRepo
 
 
 def test_it_rejects_a_script_extension_missing_from_the_config(tmp_path) -> None:
-    config = config_with()
+    config = config_with_limits()
     config["allowed_script_extensions"] = [".sh"]
     repo = SkillRepo(tmp_path / "repo", config)
     repo.add_skill("demo", files={"scripts/a.sh": "x\n", "scripts/b.py": "x\n"})
@@ -404,13 +404,13 @@ def test_it_accepts_multibyte_utf8(skill_repo: SkillRepo) -> None:
 
 
 def test_it_accepts_a_skill_md_exactly_at_max_skill_md_bytes(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_skill_md_bytes=1000))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_skill_md_bytes=1000))
     repo.write(MD, skill_md_of_size("demo", 1000))
     assert validate(repo).ok
 
 
 def test_it_rejects_a_skill_md_one_byte_over_max_skill_md_bytes(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_skill_md_bytes=1000))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_skill_md_bytes=1000))
     repo.write(MD, skill_md_of_size("demo", 1001))
     report = validate(repo)
     assert codes(report) == {(MD, "skill_md_too_large")}
@@ -418,13 +418,13 @@ def test_it_rejects_a_skill_md_one_byte_over_max_skill_md_bytes(tmp_path) -> Non
 
 
 def test_it_accepts_a_file_exactly_at_max_file_bytes(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_file_bytes=100))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_file_bytes=100))
     repo.add_skill("demo", files={"references/a.md": "x" * 100})
     assert validate(repo).ok
 
 
 def test_it_rejects_a_file_one_byte_over_max_file_bytes(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_file_bytes=100))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_file_bytes=100))
     repo.add_skill("demo", files={"references/a.md": "x" * 101})
     report = validate(repo)
     assert codes(report) == {("skills/demo/references/a.md", "file_too_large")}
@@ -433,7 +433,7 @@ def test_it_rejects_a_file_one_byte_over_max_file_bytes(tmp_path) -> None:
 
 def test_it_accepts_a_skill_exactly_at_max_skill_total_bytes(tmp_path) -> None:
     md = skill_md_of_size("demo", 600, files=["references/a.md"])
-    repo = SkillRepo(tmp_path / "repo", config_with(max_skill_total_bytes=1000))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_skill_total_bytes=1000))
     repo.write(MD, md)
     repo.write("skills/demo/references/a.md", "x" * 400)
     assert validate(repo).ok
@@ -441,7 +441,7 @@ def test_it_accepts_a_skill_exactly_at_max_skill_total_bytes(tmp_path) -> None:
 
 def test_it_rejects_a_skill_one_byte_over_max_skill_total_bytes(tmp_path) -> None:
     md = skill_md_of_size("demo", 600, files=["references/a.md"])
-    repo = SkillRepo(tmp_path / "repo", config_with(max_skill_total_bytes=1000))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_skill_total_bytes=1000))
     repo.write(MD, md)
     repo.write("skills/demo/references/a.md", "x" * 401)
     report = validate(repo)
@@ -452,13 +452,13 @@ def test_it_rejects_a_skill_one_byte_over_max_skill_total_bytes(tmp_path) -> Non
 
 
 def test_it_accepts_exactly_max_files_per_skill_supporting_files(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_files_per_skill=3))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_files_per_skill=3))
     repo.add_skill("demo", files={f"references/{n}.md": "x\n" for n in range(3)})
     assert validate(repo).ok
 
 
 def test_it_rejects_one_supporting_file_over_max_files_per_skill(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_files_per_skill=3))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_files_per_skill=3))
     repo.add_skill("demo", files={f"references/{n}.md": "x\n" for n in range(4)})
     report = validate(repo)
     assert codes(report) == {(MD, "too_many_files")}
@@ -468,14 +468,14 @@ def test_it_rejects_one_supporting_file_over_max_files_per_skill(tmp_path) -> No
 
 
 def test_it_accepts_exactly_max_skills(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_skills=3))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_skills=3))
     for n in range(3):
         repo.add_skill(f"skill-{n}")
     assert validate(repo).ok
 
 
 def test_it_rejects_one_skill_over_max_skills(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_skills=3))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_skills=3))
     for n in range(4):
         repo.add_skill(f"skill-{n}")
     report = validate(repo)
@@ -484,7 +484,7 @@ def test_it_rejects_one_skill_over_max_skills(tmp_path) -> None:
 
 
 def test_it_does_not_read_files_of_a_skill_over_its_limits(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_skill_total_bytes=1000))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_skill_total_bytes=1000))
     repo.add_skill("demo", files={"references/a.md": b"x" * 990 + b"\0"})
     # Over the total: reported, and the binary content is never read (so not reported).
     assert codes(validate(repo)) == {(MD, "skill_too_large")}

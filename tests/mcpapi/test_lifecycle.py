@@ -5,7 +5,7 @@ from importlib.metadata import version
 import jsonschema
 import pytest
 
-from tests.mcpapi.conftest import McpClient
+from tests.support.mcp import McpClient
 
 pytestmark = pytest.mark.django_db
 

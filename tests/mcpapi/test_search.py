@@ -5,7 +5,8 @@ import pytest
 from catalog import search as search_module
 from catalog.index import SkillEntry
 from catalog.search import SearchIndex, excerpt_around, filter_by_tags, query_terms, search
-from tests.mcpapi.conftest import McpClient, config_with, publish_head
+from tests.support.mcp import McpClient, publish_head
+from tests.support.repos import config_with_sections
 
 
 def skill(
@@ -264,7 +265,7 @@ def test_search_limit_out_of_range_is_invalid_params(mcp: McpClient, standard, l
 
 @pytest.mark.django_db
 def test_search_uses_the_published_excerpt_length_and_limits(mcp: McpClient, make_repo) -> None:
-    repo = make_repo(config_with(search={"default_limit": 1, "max_limit": 2, "excerpt_chars": 12}))
+    repo = make_repo(config_with_sections(search={"default_limit": 1, "max_limit": 2, "excerpt_chars": 12}))
     repo.add_skill("long", description="word " * 40 + "needle " + "word " * 40)
     repo.add_skill("other", description="Another needle.")
     publish_head(repo)

@@ -9,7 +9,8 @@ import pytest
 from django.test import Client, RequestFactory
 
 from mcpapi import protocol, views
-from tests.mcpapi.conftest import READ_TOKEN, ZDR_TOKEN, McpClient
+from tests.support.mcp import McpClient
+from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""Every limit of registry.config.json at its edge (SPEC §3, §9: limits are inclusive). For
+"""Every limit of registry.config.json at its edge (docs/reference.md#limits: limits are inclusive). For
 each one, a commit exactly at the limit publishes (or a request exactly at it works) and one
 more is refused, with the problem named. Small limits keep it fast.
 """
@@ -14,8 +14,9 @@ import pytest
 from catalog.publishing import PublishError, publish
 from catalog.trees import GitTree, open_repo, resolve_commit
 from catalog.validation import validate_tree
-from tests.reliability.support import McpClient
-from tests.skillrepo import DEFAULT_CONFIG, SkillRepo, skill_md
+from tests.support.mcp import McpClient
+from tests.support.repos import DEFAULT_CONFIG, SkillRepo
+from tests.support.skillmd import skill_md
 
 pytestmark = [pytest.mark.reliability, pytest.mark.django_db]
 

@@ -15,7 +15,7 @@ the bearer token it is sent:
     "redirect"                     302 to another path
     anything else ("bad" included) 401 {"message": "Bad credentials"}, as GitHub does
 
-The OAuth App web flow (SPEC §10) is stood in for too: register the app with
+The OAuth App web flow (docs/reference.md#oauth) is stood in for too: register the app with
 add_oauth_app(client_id, secret, callback), choose who is signed in on "GitHub"
 with sign_in_as(login), and then
 
@@ -33,10 +33,10 @@ A special token may carry a suffix after a hyphen ("boom-1f2e3d"): tests that
 must not share a cache entry, or must find a token in their output, use one.
 
 `calls[token]` counts the requests per token; `requests` keeps each request's
-headers. Use it as a context manager, through the `github_standin` fixture
-(import it into a conftest.py), or from a shell:
+headers. Use it as a context manager (tests/accounts/conftest.py's `github` fixture), or
+from a shell:
 
-    python -m tests.github_standin --port 8765 --user TOKEN=LOGIN[:ID] ...
+    python -m tests.support.github_standin --port 8765 --user TOKEN=LOGIN[:ID] ...
 """
 
 import argparse
@@ -47,13 +47,12 @@ import json
 import secrets
 import threading
 from collections import Counter
-from collections.abc import Iterator
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-import pytest
+from tests.support.http_answers import send
 
 BAD = "bad"
 BOOM = "boom"
@@ -272,25 +271,9 @@ def _handler_for(standin: GitHubStandIn) -> type[BaseHTTPRequestHandler]:
         def _raw(
             self, status: int, body: bytes, content_type: str, headers: dict[str, str] | None = None
         ) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            try:
-                self.wfile.write(body)
-            except OSError:
-                pass  # the client stopped reading (e.g. a bounded read of "huge")
+            send(self, status, body, content_type, headers)
 
     return Handler
-
-
-@pytest.fixture
-def github_standin() -> Iterator[GitHubStandIn]:
-    """A running stand-in; point GITHUB_API_URL at `.url`."""
-    with GitHubStandIn() as standin:
-        yield standin
 
 
 def main() -> None:

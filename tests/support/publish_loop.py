@@ -1,7 +1,7 @@
 """Publish commits back and forth from one process: `manage.py publish <sha> --rollback`,
 in turn, N times (the publish-under-load test runs it next to gunicorn).
 
-    python -m tests.reliability.publish_loop --repo PATH --times 20 --pause 0.2 SHA1 SHA2
+    python -m tests.support.publish_loop --repo PATH --times 20 --pause 0.2 SHA1 SHA2
 
 One process, so the test spends its time publishing rather than starting Django 20
 times; every publish goes through the management command all the same. Prints the

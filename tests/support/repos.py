@@ -1,33 +1,39 @@
-"""Build real skills repositories (git work trees) in temporary directories for tests."""
+"""Real skills repositories (git work trees) in temporary directories, and registry configs.
 
+SkillRepo(root, config=None)          git init, registry.config.json, an empty skills/
+DEFAULT_CONFIG                        the project's own registry.config.json
+config_with_sections(**sections)      DEFAULT_CONFIG with whole sections merged in:
+                                      config_with_sections(pagination={"max_limit": 2})
+config_with_limits(**limits)          DEFAULT_CONFIG with some `limits` replaced:
+                                      config_with_limits(max_file_bytes=100)
+"""
+
+import copy
 import json
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
-import yaml
+from tests.support.project import PROJECT_DIR
+from tests.support.skillmd import skill_md
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
-DEFAULT_CONFIG = json.loads((PROJECT_DIR / "registry.config.json").read_text())
+DEFAULT_CONFIG: dict[str, Any] = json.loads((PROJECT_DIR / "registry.config.json").read_text())
 
 
-def skill_md(skill_id: str, body: str = "Do the thing, step by step.\n", **fields: Any) -> str:
-    """A SKILL.md text: defaults for every required key, overridden or extended by `fields`.
+def config_with_sections(**sections: Any) -> dict[str, Any]:
+    """A mapping given for a section is merged into it; any other value replaces the key."""
+    config = copy.deepcopy(DEFAULT_CONFIG)
+    for key, value in sections.items():
+        if isinstance(value, dict):
+            config[key].update(value)
+        else:
+            config[key] = value
+    return config
 
-    Pass a field as None to leave it out of the frontmatter.
-    """
-    meta: dict[str, Any] = {
-        "schema_version": 1,
-        "id": skill_id,
-        "name": skill_id.replace("-", " ").title(),
-        "description": f"How to {skill_id.replace('-', ' ')}.",
-        "version": "1.0.0",
-    }
-    meta.update(fields)
-    meta = {key: value for key, value in meta.items() if value is not None}
-    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
-    return f"---\n{front}---\n{body}"
+
+def config_with_limits(**limits: int) -> dict[str, Any]:
+    return config_with_sections(limits=limits)
 
 
 class SkillRepo:

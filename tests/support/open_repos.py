@@ -9,7 +9,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tests.skillrepo import DEFAULT_CONFIG, SkillRepo
+from tests.support.repos import DEFAULT_CONFIG, SkillRepo
 
 # A font's first bytes (sfnt version 1.0, table count, search range...) and a table tag:
 # NUL bytes at once, as in every TrueType file.
