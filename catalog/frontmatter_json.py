@@ -39,6 +39,14 @@ class KeyClash(ValueError):
     pass
 
 
+class Unservable(ValueError):
+    """A value no JSON reader could take in (an integer of thousands of digits)."""
+
+
+# Python refuses to write integers of more than 4300 digits as text; 13,000 bits stay under.
+_MAX_INTEGER_BITS = 13_000
+
+
 def expansion_budget(written_chars: int) -> int:
     """How large a frontmatter of `written_chars` characters may be once expanded. Never
     reached without aliases: no value costs more than 2.5 times what it takes to write
@@ -105,6 +113,8 @@ def render(value: Any) -> Any:
 
 
 def _scalar_text(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > _MAX_INTEGER_BITS:
+        raise Unservable(f"an integer of {value.bit_length()} bits")
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -158,6 +158,8 @@ def _as_written(data: dict[Any, Any], written_chars: int) -> tuple[Any, FieldPro
             "frontmatter_too_large",
             "frontmatter expands (through YAML aliases) to more than four times its written size",
         )
+    except frontmatter_json.Unservable as exc:
+        return None, FieldProblem("invalid_yaml", f"frontmatter is not valid YAML here: it holds {exc}")
     except frontmatter_json.KeyClash as exc:
         return None, FieldProblem("duplicate_key", f"frontmatter has {exc} (a key that is not a string)")
 

@@ -16,8 +16,8 @@ tree ids against the active snapshot's commit; anything less is a weakened rule.
 
 Problem codes (stable; check_skills --format json prints them):
   registry.config.json   missing_config, invalid_config
-  skills/                skills_dir_not_directory, too_many_skills, stray_entry (a warning),
-                         missing_skill_md (a misnamed skill.md), skill_too_deep
+  skills/                skills_dir_not_directory, too_many_skills, skill_too_deep,
+                         missing_skill_md
   skills/<id>/SKILL.md   skill_md_too_large, not_utf8, binary_content, missing_skill_md,
                          missing_frontmatter, unterminated_frontmatter, invalid_yaml, duplicate_key,
                          frontmatter_not_mapping, frontmatter_too_large, unknown_key, missing_key,
@@ -28,10 +28,11 @@ Problem codes (stable; check_skills --format json prints them):
                          empty_body, listed_file_missing, too_many_files, skill_too_large,
                          nested_skill, duplicate_id, version_not_bumped, version_decreased,
                          version_removed, symlink, submodule, not_regular_file
-  (warnings)             vendor_key, metadata_not_string, unversioned_metadata_version
   skills/<id>/<file>     symlink, submodule, not_regular_file, invalid_path, unsafe_file_name,
                          disallowed_location, disallowed_extension, unlisted_file, file_too_large,
-                         not_utf8, binary_content, unreadable_file, omitted_file (a warning)
+                         not_utf8, binary_content, unreadable_file
+  warnings (any path)    stray_entry, vendor_key, metadata_not_string,
+                         unversioned_metadata_version, omitted_file
 """
 
 import os

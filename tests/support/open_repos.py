@@ -363,4 +363,23 @@ MIXED = OpenFixture(
 )
 
 FIXTURES = (CATALOG, PLUGINS, MIXED)
+
+
+def merged(name: str, *fixtures: OpenFixture) -> OpenFixture:
+    """One repository holding several fixtures of the same skills_dir."""
+    assert len({fixture.skills_dir for fixture in fixtures}) == 1
+    files: dict[str, Content] = {}
+    for fixture in fixtures:
+        files.update(fixture.files)
+    return OpenFixture(
+        name=name,
+        files=files,
+        skills=tuple(skill for fixture in fixtures for skill in fixture.skills),
+        strays=frozenset().union(*(fixture.strays for fixture in fixtures)),
+        skills_dir=fixtures[0].skills_dir,
+    )
+
+
+# Both dialects, categories, omitted files and ZDR in every spelling, in one repository.
+EVERYTHING = merged("everything", CATALOG, MIXED)
 ZDR_SKILLS = frozenset(skill.id for fixture in FIXTURES for skill in fixture.skills if skill.required_zdr)
