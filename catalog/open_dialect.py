@@ -1,5 +1,5 @@
 """The open Agent Skills dialect of SKILL.md: a frontmatter without `schema_version`
-(docs/reference.md#open-agent-skills-dialect).
+(docs/reference.md#skill-format).
 
 A team's existing skills publish unchanged, so what the standard allows is accepted and
 what it does not know is served as written with a warning. Only what could make the

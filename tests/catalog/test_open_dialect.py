@@ -1,4 +1,4 @@
-"""The open Agent Skills dialect of SKILL.md (docs/reference.md#open-agent-skills-dialect): its
+"""The open Agent Skills dialect of SKILL.md (docs/reference.md#skill-format): its
 keys and rules at their edges, what stands in for what, vendor keys served as written, and
 the typo protection that fails closed."""
 

@@ -1,4 +1,4 @@
-"""The files of an open-dialect skill (docs/reference.md#open-agent-skills-dialect): the directory
+"""The files of an open-dialect skill (docs/reference.md#skill-format): the directory
 is the allowlist, what cannot be served is omitted with a warning, the limits count what is
 served; and the names no skill may hold, in either dialect, refused without a traceback."""
 

@@ -1,4 +1,4 @@
-"""Versions in the open dialect (docs/reference.md#the-version-rule): optional; without one the
+"""Versions in the open dialect (docs/reference.md#validation): optional; without one the
 content hash identifies the content and no bump is required; once given, a version never
 disappears or decreases. The registry dialect's rule is unchanged (tests/catalog/test_validation.py)."""
 
