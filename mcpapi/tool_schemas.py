@@ -1,5 +1,5 @@
 """What the four tools look like on the wire: names, descriptions, input and output
-JSON Schemas, and the tool error codes (SPEC §6, §9). Handlers live in tools.py.
+JSON Schemas, and the tool error codes (docs/reference.md#tools, #errors). Handlers live in tools.py.
 
 The input schemas are also what arguments are checked against (mcpapi.params), so
 what a client reads in tools/list is exactly what the server enforces.
@@ -179,16 +179,21 @@ SKILLS_SEARCH = ToolSpec(
     name="skills_search",
     title="Search skills",
     description=(
-        "Find skills by keywords: an exact id or name match ranks first, then tag, keyword, "
-        "description and body matches, then id. Each result says why it matched "
-        "(match_reasons) and quotes an excerpt. Deterministic; no embeddings."
+        "Find skills by words: an exact id or name match ranks first, then tag matches, keyword "
+        "matches, then a text score over name, description and body (rare words count more), "
+        "then id. Each result says why it matched (match_reasons) and quotes an excerpt. "
+        "Deterministic; no embeddings."
     ),
     input_schema={
         "type": "object",
         "properties": {
             "query": {
                 "type": "string",
-                "description": "Words to look for (split on white space, case-insensitive).",
+                "description": (
+                    "Words to look for, case-insensitive. Terms are the query's words (runs of "
+                    "letters and digits); common English stop words are dropped; a term also "
+                    "matches other forms of its word (its stem: 'tests' finds 'testing')."
+                ),
             },
             "tags": _TAGS,
             "limit": _limit("search"),

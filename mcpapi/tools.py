@@ -1,4 +1,4 @@
-"""The four registry tools (SPEC §6, §9): argument checks, handlers, results.
+"""The four registry tools (docs/reference.md#tools, #errors): argument checks, handlers, results.
 Their wire shapes (schemas, error codes) are in tool_schemas.py.
 
 Every result carries `api_version`, `registry_sha` and `published_at` in
@@ -16,6 +16,7 @@ from typing import Any
 from catalog import index as catalog
 from catalog.index import SkillEntry, SnapshotRef
 from catalog.paths import is_well_formed_path
+from catalog.search import normalise
 from mcpapi import cursors
 from mcpapi.jsonrpc import InvalidParams, RawJson, dumps_text
 from mcpapi.params import validate_object
@@ -81,14 +82,16 @@ def skills_search(args: dict[str, Any], registry: RegistryView) -> dict[str, Any
     tags = _normalised_tags(args.get("tags", ()))
     query_text: str = args["query"]
     hits = registry.search_index().search(query_text, tags)
-    query = cursors.query_key("skills_search", query_text.strip().lower(), tags, registry.zdr_cleared)
+    # The cursor binds the query as the ranking reads it: two queries with one normal form
+    # have one ranking, so either may carry on the other's pages.
+    query = cursors.query_key("skills_search", normalise(query_text), tags, registry.zdr_cleared)
     page, next_cursor = _page(hits, limit, args.get("cursor"), registry, query)
     # Each result is the skill's metadata object with two more members: its stored JSON
     # without the closing brace, then those members.
     results = ",".join(
         hit.skill.metadata_json()[:-1]
         + ',"match_reasons":'
-        + dumps_text(hit.reasons())
+        + dumps_text([{"rule": rule, "term": term} for rule, term in hit.match_reasons()])
         + ',"excerpt":'
         + dumps_text(hit.excerpt(settings.excerpt_chars))
         + "}"

@@ -157,8 +157,12 @@ def test_list_and_search_limits_at_the_edge(reading: SkillRepo, mcp: McpClient) 
 
     found = mcp.call("skills_search", query="lattice", limit=2)["structuredContent"]
     assert len(found["results"]) == 2 and found["next_cursor"] is not None
-    assert all(len(hit["excerpt"]) <= 40 for hit in found["results"])
-    assert len(found["results"][0]["excerpt"]) == 40  # alpha's description is longer: cut at the limit
+    rest = mcp.call("skills_search", query="lattice", limit=2, cursor=found["next_cursor"])
+    rest = rest["structuredContent"]
+    hits = {hit["id"]: hit for hit in found["results"] + rest["results"]}
+    assert sorted(hits) == ["alpha", "beta", "gamma"] and rest["next_cursor"] is None
+    assert all(len(hit["excerpt"]) <= 40 for hit in hits.values())
+    assert len(hits["alpha"]["excerpt"]) == 40  # alpha's description is longer: cut at the limit
     reply = mcp.rpc("tools/call", {"name": "skills_search", "arguments": {"query": "lattice", "limit": 3}})
     assert reply["error"]["code"] == -32602, reply
 
