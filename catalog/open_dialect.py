@@ -33,6 +33,8 @@ OPEN_KEYS = (
 # files), but a misspelling of one is still refused rather than served as a vendor key.
 # `id` takes no part in the comparison: every key of up to three characters is near it.
 REGISTRY_ONLY_KEYS = ("schema_version", "files")
+# What a key is compared with for a misspelling (catalog.typos).
+TYPO_TARGETS = (*OPEN_KEYS, *REGISTRY_ONLY_KEYS)
 # What metadata may carry in place of a top-level key, as strings.
 METADATA_STAND_INS = ("version", "required_zdr")
 _ZDR_STRINGS = {"true": True, "false": False}
@@ -89,7 +91,7 @@ class OpenChecker(FieldChecker):
                     f"key {key!r} belongs to the registry dialect (a frontmatter with schema_version) "
                     "and is not used here; served as written",
                 )
-            elif (near := near_known_key(key, (*OPEN_KEYS, *REGISTRY_ONLY_KEYS))) is not None:
+            elif (near := near_known_key(key, TYPO_TARGETS)) is not None:
                 self.fail("unknown_key", f"unknown key {key!r}: did you mean {near!r}?")
             else:
                 self.warn(
@@ -139,7 +141,7 @@ class OpenChecker(FieldChecker):
                 continue
             if key in METADATA_STAND_INS:
                 continue
-            near = near_known_key(key, (*OPEN_KEYS, *REGISTRY_ONLY_KEYS))
+            near = near_known_key(key, TYPO_TARGETS)
             if near is not None and near != key:
                 self.fail("unknown_key", f"unknown metadata key {key!r}: did you mean {near!r}?")
             elif not isinstance(item, str):

@@ -9,7 +9,7 @@ when it has at most four characters; otherwise real short vendor keys such as `d
 (two edits from `name`) could never be used.
 """
 
-from collections.abc import Iterable
+import functools
 
 MAX_EDITS = 2
 SHORT_KEY_CHARS = 4
@@ -20,8 +20,17 @@ def normalised(key: str) -> str:
     return key.casefold().replace("-", "_")
 
 
-def near_known_key(key: str, known: Iterable[str]) -> str | None:
+def near_known_key(key: str, known: tuple[str, ...]) -> str | None:
     """The known key that `key` (not itself known) is probably a misspelling of, or None."""
+    if len(key) > max(map(len, known), default=0) + MAX_EDITS:
+        return None  # too long to be near any: never compared, never cached
+    return _nearest(key, known)
+
+
+# The same few keys (author, version...) recur in every skill of a repository; the keys
+# cached are short (see above), so the cache stays small.
+@functools.lru_cache(maxsize=4096)
+def _nearest(key: str, known: tuple[str, ...]) -> str | None:
     mine = normalised(key)
     allowed = SHORT_KEY_EDITS if len(mine) <= SHORT_KEY_CHARS else MAX_EDITS
     best: tuple[int, str] | None = None
