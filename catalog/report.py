@@ -29,19 +29,21 @@ class Problem:
         return self.severity == ERROR
 
     def line(self) -> str:
-        """`<path>: <message>`, or `<path>: warning: <message>`; always one printable line."""
+        """`<path>: <message>`, or `<path>: warning: <message>`; always one printable line
+        (a line break in a file name is written `\\n`)."""
         label = "warning: " if self.severity == WARNING else ""
-        return _one_line(f"{shown_path(self.path)}: {label}{self.message}")
+        return printable(f"{self.path}: {label}{self.message}")
 
 
-def shown_path(path: str) -> str:
-    """A repository path as a person may read it: the bytes of a name that is not UTF-8 as
-    \\xNN, control and bidirectional characters as escapes (a terminal would act on them
-    rather than show them, and bidi controls can make a name read as another)."""
-    if path.isprintable() and not BIDI_CONTROLS.intersection(path):
-        return path
+def printable(text: str) -> str:
+    """`text` (a path, or a message that names one) as a person may read it: the bytes of a
+    name that is not UTF-8 as \\xNN, control and bidirectional characters as escapes (a
+    terminal would act on them rather than show them, and bidi controls can make a name
+    read as another). Anything else unchanged."""
+    if text.isprintable() and not BIDI_CONTROLS.intersection(text):
+        return text
     out = []
-    for char in path:
+    for char in text:
         code = ord(char)
         if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
             out.append(f"\\x{code - 0xDC00:02x}")
@@ -139,24 +141,16 @@ def report_json(report: ValidationReport) -> str:
         "skills": len(report.skills),
         "problems": [
             {
-                "path": shown_path(problem.path),
+                "path": printable(problem.path),
                 "code": problem.code,
                 "severity": problem.severity,
-                "message": problem.message,
+                "message": printable(problem.message),
             }
             for problem in report.problems
         ],
     }
-    # A lone surrogate can only come from a name that is not UTF-8, and shown_path wrote
-    # those out; should one reach a message all the same, it is escaped, never an error.
-    text = json.dumps(document, indent=2, ensure_ascii=False)
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return json.dumps(document, indent=2, ensure_ascii=False)
 
 
 def _count(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
-
-
-def _one_line(text: str) -> str:
-    # A file name may contain a line break; each problem must still be exactly one line.
-    return text.replace("\r", "\\r").replace("\n", "\\n")

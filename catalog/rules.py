@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping
 from catalog.config import RegistryConfig
 from catalog.hashing import sha256_hex
 from catalog.paths import path_problem, unsafe_name_problem
-from catalog.report import WARNING, OmittedFile, Problem, ValidatedFile, shown_path
+from catalog.report import WARNING, OmittedFile, Problem, ValidatedFile
 from catalog.skill import Dialect
 from catalog.skillfile import ParsedSkillFile, text_problem
 from catalog.trees import EntryKind, TreeEntry
@@ -125,7 +125,7 @@ class Rules:
                 Problem(
                     path,
                     "id_mismatch",
-                    f"{key} {skill_id!r} must equal the directory name '{shown_path(dir_name)}'{why}",
+                    f"{key} {skill_id!r} must equal the directory name '{dir_name}'{why}",
                 )
             )
         return problems

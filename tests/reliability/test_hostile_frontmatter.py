@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from catalog import frontmatter_json, validation
 from catalog.open_dialect import OPEN_KEYS
 from catalog.registry_dialect import KNOWN_KEYS
-from catalog.report import shown_path
+from catalog.report import printable
 from catalog.skillfile import parse_skill_file
 from catalog.trees import WorkingTree
 from catalog.validation import validate_tree
@@ -337,9 +337,14 @@ def test_validate_tree_and_check_skills_answer_any_skill_with_clean_problems(
             code = 0
         except SystemExit as exit_:
             code = exit_.code
+        out.getvalue().encode("utf-8")  # what a terminal or a pipe can take, whatever the names
         document = json.loads(out.getvalue())
         assert code == (0 if document["ok"] else 1)
         assert document["ok"] == report.ok
         assert [(p["path"], p["code"], p["severity"]) for p in document["problems"]] == [
-            (shown_path(p.path), p.code, p.severity) for p in report.problems
+            (printable(p.path), p.code, p.severity) for p in report.problems
         ]
+        for problem in report.problems:
+            line = problem.line()
+            assert line.isprintable() and "\n" not in line
+            line.encode("utf-8")
