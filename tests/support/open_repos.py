@@ -8,6 +8,9 @@ a byte-order mark. Each fixture knows what must be served, omitted and warned ab
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
 
 from tests.support.repos import DEFAULT_CONFIG, SkillRepo
 
@@ -48,11 +51,11 @@ class OpenFixture:
     strays: frozenset[str]  # paths of the stray_entry warnings
     skills_dir: str = "skills"
 
-    def build(self, repo: SkillRepo) -> str:
-        """Write the fixture into `repo` (its skills/ and config replaced) and commit it."""
+    def build(self, repo: SkillRepo, **config: Any) -> str:
+        """Write the fixture into `repo` (its skills/ and config replaced; `config` keys
+        override the defaults) and commit it."""
         repo.remove("skills")
-        config = dict(DEFAULT_CONFIG, skills_dir=self.skills_dir)
-        repo.write_config(config)
+        repo.write_config(dict(DEFAULT_CONFIG, skills_dir=self.skills_dir, **config))
         for path, content in self.files.items():
             if isinstance(content, Link):
                 link = repo.root / path
@@ -382,4 +385,17 @@ def merged(name: str, *fixtures: OpenFixture) -> OpenFixture:
 
 # Both dialects, categories, omitted files and ZDR in every spelling, in one repository.
 EVERYTHING = merged("everything", CATALOG, MIXED)
-ZDR_SKILLS = frozenset(skill.id for fixture in FIXTURES for skill in fixture.skills if skill.required_zdr)
+
+
+def _secrets(fixture: OpenFixture, skill: ExpectedSkill) -> tuple[str, ...]:
+    """What only this skill says: its description, its body and its files' contents."""
+    text = fixture.raw(skill, "SKILL.md").decode("utf-8")
+    _, front, body = text.split("---\n", 2)
+    served = [data.decode("utf-8").strip() for data in fixture.served(skill).values()]
+    return (yaml.safe_load(front)["description"], body.strip(), *served)
+
+
+# The ZDR skills of EVERYTHING, each with the strings no uncleared caller may ever read.
+ZDR_SKILLS: Mapping[str, tuple[str, ...]] = {
+    skill.id: _secrets(EVERYTHING, skill) for skill in EVERYTHING.skills if skill.required_zdr
+}
