@@ -14,20 +14,45 @@ from types import ModuleType
 import semver
 import yaml
 
-from catalog import config, hashing, paths, report, rules, scan, skillfile, strict_yaml, trees, validation
+from catalog import (
+    config,
+    discovery,
+    fields,
+    frontmatter_json,
+    hashing,
+    open_dialect,
+    paths,
+    registry_dialect,
+    report,
+    rules,
+    scan,
+    skill,
+    skillfile,
+    strict_yaml,
+    trees,
+    typos,
+    validation,
+)
 
 # Every module whose code decides a verdict: validation and all it imports from the catalog
 # (tests/catalog/test_fingerprint.py fails when one is missing here).
 RULE_MODULES: tuple[ModuleType, ...] = (
     config,
+    discovery,
+    fields,
+    frontmatter_json,
     hashing,
+    open_dialect,
     paths,
+    registry_dialect,
     report,
     rules,
     scan,
+    skill,
     skillfile,
     strict_yaml,
     trees,
+    typos,
     validation,
 )
 

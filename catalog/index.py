@@ -36,7 +36,9 @@ from django.utils.dateparse import parse_datetime
 
 from catalog.config import RegistryConfig, stored_config
 from catalog.models import Blob, SkillVersionFile, Snapshot, SnapshotSkill
+from catalog.report import OmittedFile
 from catalog.single_flight import SingleFlightLru
+from catalog.storage import omitted_from_row
 
 if TYPE_CHECKING:  # catalog.search builds on SkillEntry, so it is imported where it is used
     from catalog.search import SearchIndex
@@ -71,7 +73,7 @@ class SkillEntry:
     id: str
     name: str
     description: str
-    version: str
+    version: str | None  # None: an open-dialect skill without a version
     tags: tuple[str, ...]
     keywords: tuple[str, ...]
     requires: tuple[str, ...]
@@ -86,6 +88,12 @@ class SkillEntry:
     skill_md_sha256: str
     skill_md_size: int
     files: tuple[FileEntry, ...]  # sorted by path; SKILL.md is not one
+    # Where the skill sits in this snapshot's commit, relative to the repository root.
+    path: str = ""
+    # The whole frontmatter as written, as the compact JSON text stored at publish (its keys
+    # in the order written: docs/reference.md#skill-format).
+    frontmatter: str = "{}"
+    omitted: tuple[OmittedFile, ...] = ()  # the files of its directory it does not serve, by path
     _files_by_path: dict[str, FileEntry] = field(init=False, repr=False, compare=False)
     # Instructions are most of an index's memory: as UTF-8, 1 byte an ASCII character,
     # where a str holding a single em dash takes 2 bytes for every character (64 % of the
@@ -361,6 +369,9 @@ def _build_index(ref: SnapshotRef) -> SnapshotIndex:
         "skill_version__instructions",
         "skill_version__skill_md_id",
         "skill_version__skill_md__size",
+        "skill_version__frontmatter",
+        "path",
+        "omitted",
     )
     for (
         version_id,
@@ -376,6 +387,9 @@ def _build_index(ref: SnapshotRef) -> SnapshotIndex:
         instructions,
         skill_md_sha256,
         skill_md_size,
+        frontmatter,
+        path,
+        omitted,
     ) in skill_rows.iterator(chunk_size=_ITERATOR_CHUNK):
         skills.append(
             SkillEntry(
@@ -393,6 +407,9 @@ def _build_index(ref: SnapshotRef) -> SnapshotIndex:
                 skill_md_size=skill_md_size,
                 # Sorted here, not by the database: collations differ, code points do not.
                 files=tuple(sorted(files.pop(version_id, ()), key=lambda entry: entry.path)),
+                path=path,
+                frontmatter=frontmatter,
+                omitted=omitted_from_row(omitted),
             )
         )
     return SnapshotIndex(ref, config, skills)

@@ -37,12 +37,17 @@ class SkillVersion(models.Model):
     skill_id = models.CharField(max_length=64)
     name = models.CharField(max_length=100)
     description = models.TextField()
-    version = models.TextField()  # SemVer puts no bound on pre-release/build parts
+    # SemVer puts no bound on pre-release/build parts; null for an open-dialect skill
+    # without a version.
+    version = models.TextField(null=True)  # noqa: DJ001 - "no version" is not an empty version
     tags = models.JSONField(default=list)
     keywords = models.JSONField(default=list)
     requires = models.JSONField(default=list)
     required_zdr = models.BooleanField(default=False)
     instructions = models.TextField()
+    # The whole frontmatter as written, as compact JSON text: a text column, not a JSON one,
+    # because PostgreSQL's jsonb would reorder the keys the author wrote.
+    frontmatter = models.TextField(default="{}")
     skill_md = models.ForeignKey(Blob, on_delete=models.PROTECT, related_name="skill_versions")
 
     def __str__(self) -> str:
@@ -105,6 +110,11 @@ class SnapshotSkill(models.Model):
     skill_version = models.ForeignKey(SkillVersion, on_delete=models.PROTECT, related_name="snapshot_skills")
     # Denormalised from the version so that "one skill per id per snapshot" is a constraint.
     skill_id = models.CharField(max_length=64)
+    # Where the skill sits in this commit (the same content may sit elsewhere in another),
+    # relative to the repository root, and the files of its directory it does not serve:
+    # [{"path", "reason"}], which its content hash does not cover.
+    path = models.TextField(default="")
+    omitted = models.JSONField(default=list)
 
     class Meta:
         constraints = [

@@ -74,8 +74,14 @@ class PublishResult:
     elapsed_seconds: float = 0.0
     validate_seconds: float = 0.0  # reading and validating the commit, outside the lock
     store_seconds: float = 0.0  # waiting for the lock, storing and activating
+    # What validation warned about (catalog.report.Problem.line()): never a refusal.
+    warnings: tuple[str, ...] = ()
 
     def summary(self) -> str:
+        """One line, then the warnings, one line each."""
+        return "\n".join((self._headline(), *self.warnings))
+
+    def _headline(self) -> str:
         if self.outcome is Outcome.ALREADY_ACTIVE:
             return f"Already active: {self.sha}"
         took = f"in {self.elapsed_seconds:.1f}s"
@@ -242,6 +248,7 @@ def _validate_and_store(
         reused_skills=len(report.known_valid),
         validate_seconds=store_started - validate_started,
         store_seconds=time.monotonic() - store_started,
+        warnings=tuple(problem.line() for problem in report.warnings),
     )
 
 
@@ -296,9 +303,9 @@ def _validate(
     tree: Tree, base: dict[str, BaseSkill] | None, reused: dict[str, ReusedSkill]
 ) -> ValidationReport:
     report = validate_tree(tree, base, known_valid=reused.keys())
-    if report.problems:
+    if not report.ok:
         lines = [problem.line() for problem in report.problems]
-        count = len(lines)
+        count = len(report.errors)
         raise PublishError(
             f"{tree.label} is not valid ({count} problem{'s' if count != 1 else ''}):\n" + "\n".join(lines)
         )

@@ -1,14 +1,17 @@
 """Which skills of the active snapshot a new commit holds unchanged, so that a publish
 neither reads nor validates them again, and why that is sound (reusable_skills)."""
 
+import posixpath
+from collections import defaultdict
 from dataclasses import dataclass
 
 from django.db.models import Count, Sum
 
-from catalog.config import CONFIG_FILENAME, DEFAULTS, MAX_CONFIG_BYTES, ConfigError, parse_config
+from catalog.config import CONFIG_FILENAME
 from catalog.models import SkillVersionFile, Snapshot, SnapshotSkill
+from catalog.report import OmittedFile
 from catalog.snapshots import ActiveSnapshot
-from catalog.storage import ReusedSkill
+from catalog.storage import ReusedSkill, omitted_from_row
 from catalog.trees import EntryKind, GitTree, TreeEntry, TreeError, resolve_commit
 
 
@@ -18,8 +21,10 @@ class ActiveSkill:
 
     version_id: int
     content_hash: str
-    version: str
+    version: str | None
     skill_md_size: int
+    path: str  # its directory in the active commit
+    omitted: tuple[OmittedFile, ...]
 
 
 def active_skills(snapshot_id: int) -> dict[str, ActiveSkill]:
@@ -29,18 +34,22 @@ def active_skills(snapshot_id: int) -> dict[str, ActiveSkill]:
         "skill_version__content_hash",
         "skill_version__version",
         "skill_version__skill_md__size",
+        "path",
+        "omitted",
     )
     return {
-        skill_id: ActiveSkill(version_id, content_hash, version, skill_md_size)
-        for skill_id, version_id, content_hash, version, skill_md_size in rows
+        skill_id: ActiveSkill(
+            version_id, content_hash, version, skill_md_size, path, omitted_from_row(omitted)
+        )
+        for skill_id, version_id, content_hash, version, skill_md_size, path, omitted in rows
     }
 
 
 def reusable_skills(
     tree: GitTree, seen: ActiveSnapshot, active: dict[str, ActiveSkill], fingerprint: str
 ) -> dict[str, ReusedSkill]:
-    """The skills of the active snapshot that `tree` holds unchanged, by id: validate_tree
-    takes them as known valid, and the snapshot keeps their stored SkillVersion.
+    """The skills of the active snapshot that `tree` holds unchanged, by skill directory:
+    validate_tree takes them as known valid, and the snapshot keeps their stored SkillVersion.
 
     Sound because a full validation of them would find nothing and pick the same rows:
     - the active snapshot was validated under the rules this process applies (the same
@@ -48,10 +57,12 @@ def reusable_skills(
     - its commit is in this repository, and registry.config.json is the same blob (a
       regular file) in both commits, or absent from both (the built-in defaults, which are
       code covered by the fingerprint): the same config governs both verdicts;
-    - a skill directory with the same git tree id holds the same names, modes and bytes
-      (git ids are hashes of exactly that), so every per-skill rule gives the same answer;
-      the rules look at one skill directory and the config only, and the tree-wide ones
-      (max_skills, stray entries) still run over the whole tree;
+    - a skill directory at the same path with the same git tree id holds the same names,
+      modes and bytes (git ids are hashes of exactly that), so every per-skill rule gives
+      the same answer and leaves out the same files; the rules look at one skill directory,
+      its path and the config only, and the tree-wide ones (discovery: a SKILL.md above it,
+      an id used twice, max_skills, stray entries) still run over the whole tree, which
+      lists it whole when one of them speaks of it;
     - the active snapshot stored this commit's skill under that id (a snapshot holds only
       valid skills), so the same bytes give the same content hash: the version rule against
       the active snapshot has nothing to say, and the SkillVersion a full validation would
@@ -70,41 +81,43 @@ def reusable_skills(
         return {}
     with GitTree(tree.repo, before_commit) as before:
         config_now, config_then = _root_entry(tree, CONFIG_FILENAME), _root_entry(before, CONFIG_FILENAME)
-        if config_now is None and config_then is None:
-            skills_dir = DEFAULTS.skills_dir  # both under the built-in defaults, part of the rules
-        elif (
+        both_default = config_now is None and config_then is None  # the defaults: part of the rules
+        if not both_default and (
             config_now is None
             or config_then is None
             or config_now.kind is not EntryKind.FILE
             or (config_now.kind, config_now.oid) != (config_then.kind, config_then.oid)
         ):
             return {}
-        else:
-            raw = tree.read(CONFIG_FILENAME, MAX_CONFIG_BYTES)
-            try:
-                skills_dir = parse_config(raw or b"").skills_dir
-            except ConfigError:
-                return {}  # validation reports it
-        now = _directory_ids(tree, skills_dir)
-        then = _directory_ids(before, skills_dir)
-    unchanged = [sid for sid, oid in now.items() if then.get(sid) == oid and sid in active]
+        paths = [skill.path for skill in active.values()]
+        now, then = _directory_ids(tree, paths), _directory_ids(before, paths)
+    unchanged = {
+        sid: skill
+        for sid, skill in active.items()
+        if skill.path in now and now[skill.path] == then.get(skill.path)
+    }
     if not unchanged:
         return {}
-    return _reused_rows(seen.id, {sid: active[sid] for sid in unchanged})
+    return _reused_rows(seen.id, unchanged)
 
 
 def _root_entry(tree: GitTree, path: str) -> TreeEntry | None:
     return next((entry for entry in tree.children("") if entry.path == path), None)
 
 
-def _directory_ids(tree: GitTree, directory: str) -> dict[str, str]:
-    """Name -> git tree id of each directory directly inside `directory`."""
-    prefix = directory + "/"
-    return {
-        entry.path[len(prefix) :]: entry.oid
-        for entry in tree.children(directory)
-        if entry.kind is EntryKind.DIRECTORY and entry.oid
-    }
+def _directory_ids(tree: GitTree, paths: list[str]) -> dict[str, str]:
+    """Path -> git tree id of each of `paths` that is a directory of `tree`, listing each
+    parent directory once (a few categories, however many skills)."""
+    by_parent: dict[str, set[str]] = defaultdict(set)
+    for path in paths:
+        if path:
+            by_parent[posixpath.dirname(path)].add(path)
+    found: dict[str, str] = {}
+    for parent, wanted in by_parent.items():
+        for entry in tree.children(parent):
+            if entry.path in wanted and entry.kind is EntryKind.DIRECTORY and entry.oid:
+                found[entry.path] = entry.oid
+    return found
 
 
 def _reused_rows(snapshot_id: int, skills: dict[str, ActiveSkill]) -> dict[str, ReusedSkill]:
@@ -121,5 +134,7 @@ def _reused_rows(snapshot_id: int, skills: dict[str, ActiveSkill]) -> dict[str, 
     result = {}
     for sid, skill in skills.items():
         count, size = files.get(skill.version_id, (0, 0))
-        result[sid] = ReusedSkill(skill.version_id, 1 + count, skill.skill_md_size + size)
+        result[skill.path] = ReusedSkill(
+            sid, skill.version_id, 1 + count, skill.skill_md_size + size, skill.omitted
+        )
     return result

@@ -1,6 +1,7 @@
 """The per-file and per-skill rules (docs/reference.md#skill-format, #validation, #limits):
-what may sit where under skills/, with which extension and size, what a SKILL.md must say
-about its directory, and the media type each file is served with.
+what may sit where in a skill, with which extension and size, what a SKILL.md must say
+about its directory, what the open dialect leaves out rather than refuses, and the media
+type each file is served with.
 
 Each rule only answers; catalog.scan decides what to read and applies them in order.
 """
@@ -10,8 +11,9 @@ from collections.abc import Collection, Mapping
 
 from catalog.config import RegistryConfig
 from catalog.hashing import sha256_hex
-from catalog.paths import path_problem
-from catalog.report import Problem, ValidatedFile
+from catalog.paths import path_problem, unsafe_name_problem
+from catalog.report import WARNING, OmittedFile, Problem, ValidatedFile
+from catalog.skill import Dialect
 from catalog.skillfile import ParsedSkillFile, text_problem
 from catalog.trees import EntryKind, TreeEntry
 
@@ -26,7 +28,22 @@ MEDIA_TYPES: Mapping[str, str] = {
     ".js": "text/javascript",
     ".ts": "text/typescript",
     ".rb": "text/x-ruby",
+    # Text files the open dialect serves from any folder.
+    ".json": "application/json",
+    ".yaml": "application/yaml",
+    ".yml": "application/yaml",
+    ".toml": "application/toml",
+    ".xml": "application/xml",
+    ".xsd": "application/xml",
+    ".html": "text/html",
+    ".htm": "text/html",
+    ".css": "text/css",
+    ".csv": "text/csv",
+    ".svg": "image/svg+xml",
 }
+# The open dialect: an entire skill directory is read to tell text from binary, so the
+# listing is bounded first, at this many times the limits on what is served.
+OPEN_LISTING_FACTOR = 4
 DEFAULT_MEDIA_TYPE = "text/plain"
 
 # Entries that are never content, wherever they are: (code, what the message says).
@@ -73,16 +90,6 @@ class Rules:
     def skills_dir_not_directory(self) -> Problem:
         return Problem(self.top, "skills_dir_not_directory", "must be a directory of skill directories")
 
-    def stray_entry(self, entry: TreeEntry) -> Problem:
-        """An entry directly inside skills_dir that is no directory."""
-        if entry.kind in KIND_PROBLEMS:
-            return kind_problem(entry.path, entry.kind)
-        return Problem(
-            entry.path,
-            "not_a_skill_directory",
-            f"every entry under {self.prefix} must be a skill directory with a SKILL.md",
-        )
-
     def skill_count_problem(self, count: int) -> Problem | None:
         if count <= self.limits.max_skills:
             return None
@@ -94,12 +101,9 @@ class Rules:
 
     # --- SKILL.md ------------------------------------------------------------------------
 
-    def missing_skill_md(self, path: str) -> Problem:
-        return Problem(
-            path,
-            "missing_skill_md",
-            f"missing SKILL.md: every directory under {self.prefix} must be a skill directory",
-        )
+    @staticmethod
+    def missing_skill_md(path: str) -> Problem:
+        return Problem(path, "missing_skill_md", "missing SKILL.md")
 
     def skill_md_too_large(self, path: str, size: int) -> Problem:
         return Problem(
@@ -108,13 +112,21 @@ class Rules:
             f"is {size} bytes, more than max_skill_md_bytes ({self.limits.max_skill_md_bytes})",
         )
 
-    def skill_md_problems(self, path: str, parsed: ParsedSkillFile, dir_name: str) -> list[Problem]:
+    @staticmethod
+    def skill_md_problems(path: str, parsed: ParsedSkillFile, dir_name: str) -> list[Problem]:
         """What the SKILL.md at `path` says wrong, its directory's name included."""
-        problems = [Problem(path, p.code, p.message) for p in parsed.problems]
+        problems = [Problem(path, p.code, p.message, p.severity) for p in parsed.problems]
         skill_id = parsed.valid.get("id")
         if skill_id is not None and skill_id != dir_name:
+            key, why = (
+                ("name", " (the name is the skill's id)") if parsed.dialect is Dialect.OPEN else ("id", "")
+            )
             problems.append(
-                Problem(path, "id_mismatch", f"id {skill_id!r} must equal the directory name {dir_name!r}")
+                Problem(
+                    path,
+                    "id_mismatch",
+                    f"{key} {skill_id!r} must equal the directory name '{dir_name}'{why}",
+                )
             )
         return problems
 
@@ -128,26 +140,32 @@ class Rules:
 
     # --- the skill as a whole ------------------------------------------------------------
 
-    def budget_problems(self, skill_md_path: str, file_count: int, total_bytes: int) -> list[Problem]:
-        """The skill-wide limits, from the listing alone (before any supporting file is read)."""
+    def budget_problems(
+        self, skill_md_path: str, file_count: int, total_bytes: int, factor: int = 1, served: str = ""
+    ) -> list[Problem]:
+        """The skill-wide limits: on the listing (before any supporting file is read), at
+        `factor` times the limits for the open dialect; then on what it serves (`served`
+        names those files in the message)."""
         limits = self.limits
+        max_files, max_bytes = limits.max_files_per_skill * factor, limits.max_skill_total_bytes * factor
+        scale = f"{factor} times " if factor > 1 else ""
         problems = []
-        if file_count > limits.max_files_per_skill:
+        if file_count > max_files:
             problems.append(
                 Problem(
                     skill_md_path,
                     "too_many_files",
-                    f"the skill has {file_count} supporting files, "
-                    f"more than max_files_per_skill ({limits.max_files_per_skill})",
+                    f"the skill has {file_count} {served}supporting files, "
+                    f"more than {scale}max_files_per_skill ({max_files})",
                 )
             )
-        if total_bytes > limits.max_skill_total_bytes:
+        if total_bytes > max_bytes:
             problems.append(
                 Problem(
                     skill_md_path,
                     "skill_too_large",
-                    f"the skill is {total_bytes} bytes in all, more than max_skill_total_bytes "
-                    f"({limits.max_skill_total_bytes})",
+                    f"the skill is {total_bytes} bytes in all{' served' if served else ''}, more than "
+                    f"{scale}max_skill_total_bytes ({max_bytes})",
                 )
             )
         return problems
@@ -168,12 +186,48 @@ class Rules:
 
     # --- one supporting file -------------------------------------------------------------
 
+    @staticmethod
+    def unsafe_name(rel: str, path: str) -> Problem | None:
+        """Both dialects: a name that is not UTF-8 or holds control or bidi characters."""
+        why = unsafe_name_problem(rel)
+        if why is None:
+            return None
+        return Problem(path, "unsafe_file_name", f"the file name {why}; rename it")
+
+    @staticmethod
+    def malformed_path(rel: str, path: str) -> Problem | None:
+        why = path_problem(rel)
+        return None if why is None else Problem(path, "invalid_path", f"the path {why}")
+
+    def omitted_by_listing(self, rel: str, entry: TreeEntry) -> OmittedFile | None:
+        """The open dialect: a file left out before it is read (a dot-name, too large)."""
+        if any(segment.startswith(".") for segment in rel.split("/")):
+            return OmittedFile(rel, "its name starts with '.'")
+        if entry.size > self.limits.max_file_bytes:
+            return OmittedFile(
+                rel, f"larger than max_file_bytes ({entry.size} > {self.limits.max_file_bytes} bytes)"
+            )
+        return None
+
+    @staticmethod
+    def omitted_by_content(rel: str, data: bytes) -> OmittedFile | None:
+        """The open dialect: a file left out for what it holds (binary, not UTF-8)."""
+        problem = text_problem(data)
+        if problem is None:
+            return None
+        reason = "binary (it holds a NUL byte)" if problem.code == "binary_content" else "not UTF-8 text"
+        return OmittedFile(rel, reason)
+
+    @staticmethod
+    def omitted_warning(path: str, omitted: OmittedFile) -> Problem:
+        return Problem(path, "omitted_file", f"not served: {omitted.reason}", WARNING)
+
     def placement_problems(self, rel: str, path: str, listed: frozenset[str] | None) -> list[Problem]:
         """Path shape, folder, extension and listing of the supporting file `rel`."""
         problems = []
-        why = path_problem(rel)
-        if why is not None:
-            problems.append(Problem(path, "invalid_path", f"the path {why}"))
+        malformed = self.malformed_path(rel, path)
+        if malformed is not None:
+            problems.append(malformed)
         folder, sep, _ = rel.partition("/")
         if not sep or folder not in SUPPORT_DIRS:
             problems.append(

@@ -1,175 +1,148 @@
-"""Walk a tree: find the skill directories under skills_dir, group their entries, and read
-each skill with every read bounded by a limit checked beforehand (docs/reference.md#limits).
+"""Read one skill directory found by catalog.discovery, with every read bounded by a limit
+checked beforehand (docs/reference.md#limits), and decide what its content hash covers.
 
-The rules themselves are catalog.rules; this decides what is read, in which order, and
-what a skill's content hash covers.
+The rules themselves are catalog.rules; this decides what is read, in which order: the
+registry dialect's files are its allowlist, the open dialect's directory is, and what
+the open dialect cannot serve is omitted rather than refused.
 """
 
-from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from catalog.discovery import SkillDir
 from catalog.hashing import content_hash, sha256_hex
-from catalog.report import Problem, ValidatedFile, ValidatedSkill
-from catalog.rules import Rules, content_problem, kind_problem, unreadable
+from catalog.report import OmittedFile, Problem, ValidatedFile, ValidatedSkill
+from catalog.rules import OPEN_LISTING_FACTOR, Rules, content_problem, kind_problem, unreadable
+from catalog.skill import Dialect
 from catalog.skillfile import SKILL_MD, ParsedSkillFile, parse_skill_file
 from catalog.trees import EntryKind, Tree, TreeEntry
-
-# Above this many directories to read, one recursive listing beats one listing each.
-_LIST_EACH_MAX = 64
-
-
-@dataclass(frozen=True, slots=True)
-class SkillDir:
-    """One directory under skills_dir, as listed."""
-
-    name: str
-    entries: list[tuple[str, TreeEntry]]  # (path relative to the skill directory, entry)
-
-
-@dataclass(slots=True)
-class TreeListing:
-    skill_dirs: list[SkillDir]  # sorted by name
-    problems: list[Problem]  # those that belong to no single skill
-    known_valid: list[str]  # directories counted but never listed (list_skills' known_valid)
 
 
 @dataclass(slots=True)
 class SkillScan:
-    """Everything learnt about one directory under skills_dir, valid or not."""
+    """Everything learnt about one skill directory, valid or not."""
 
-    dir_name: str
+    path: str  # the skill directory, relative to the repository root
     skill_md_path: str
     problems: list[Problem] = field(default_factory=list)
     parsed: ParsedSkillFile | None = None
     skill_md_size: int = 0
     skill_md_sha256: str = ""
     files: list[ValidatedFile] = field(default_factory=list)
+    omitted: list[OmittedFile] = field(default_factory=list)
     content_hash: str | None = None  # None when some content could not be read
 
-    def valid_value(self, key: str) -> Any:
-        return None if self.parsed is None else self.parsed.valid.get(key)
+    def valid_value(self, key: str, default: Any = None) -> Any:
+        return default if self.parsed is None else self.parsed.valid.get(key, default)
+
+    def has(self, key: str) -> bool:
+        return self.parsed is not None and key in self.parsed.valid
 
     def validated(self) -> ValidatedSkill | None:
-        if self.problems or self.parsed is None or self.content_hash is None:
+        if any(problem.is_error for problem in self.problems) or self.content_hash is None:
             return None
-        front = self.parsed.frontmatter
-        if front is None or self.parsed.instructions is None:
+        parsed = self.parsed
+        if parsed is None or parsed.metadata is None or parsed.instructions is None:
             return None
+        assert parsed.dialect is not None and parsed.frontmatter is not None
         return ValidatedSkill(
-            id=front.id,
-            name=front.name,
-            description=front.description,
-            version=front.version,
-            tags=front.tags,
-            keywords=front.keywords,
-            requires=front.requires,
-            required_zdr=front.required_zdr,
-            instructions=self.parsed.instructions,
+            metadata=parsed.metadata,
+            dialect=parsed.dialect,
+            frontmatter=parsed.frontmatter,
+            instructions=parsed.instructions,
             skill_md_source=self.skill_md_path,
             skill_md_size=self.skill_md_size,
             skill_md_sha256=self.skill_md_sha256,
             content_hash=self.content_hash,
             files=tuple(sorted(self.files, key=lambda f: f.path)),
+            omitted=tuple(sorted(self.omitted, key=lambda f: f.path)),
         )
-
-
-# --- the tree ----------------------------------------------------------------------------
-
-
-def list_skills(tree: Tree, rules: Rules, known_valid: Collection[str] = ()) -> TreeListing:
-    """Every directory under skills_dir with its entries, and the tree-wide problems.
-
-    Directories named in `known_valid` are counted (max_skills sees them) but never listed.
-    """
-    skip: list[str] = []
-    if known_valid:
-        entries, skip = _listing(tree, rules, frozenset(known_valid))
-    else:
-        entries = tree.entries(rules.top)
-    problems: list[Problem] = []
-    groups: dict[str, list[tuple[str, TreeEntry]]] = {}
-    for entry in entries:
-        if entry.path == rules.top:
-            problems.append(rules.skills_dir_not_directory())
-            continue
-        if not entry.path.startswith(rules.prefix):
-            continue
-        dir_name, sep, rel = entry.path[len(rules.prefix) :].partition("/")
-        if not sep:
-            problems.append(rules.stray_entry(entry))
-            continue
-        groups.setdefault(dir_name, []).append((rel, entry))
-    too_many = rules.skill_count_problem(len(groups) + len(skip))
-    if too_many is not None:
-        problems.append(too_many)
-    skill_dirs = [SkillDir(name, items) for name, items in sorted(groups.items())]
-    return TreeListing(skill_dirs, problems, skip)
-
-
-def _listing(tree: Tree, rules: Rules, known_valid: frozenset[str]) -> tuple[list[TreeEntry], list[str]]:
-    """What tree.entries(skills_dir) would list minus the files inside known-valid
-    directories, and those directories (sorted).
-
-    The rest is listed directory by directory when there are few (a one-skill change reads
-    one directory, not the 40,000 files of 10,000 skills), else in one recursive listing.
-    """
-    prefix = rules.prefix
-    children = tree.children(rules.top)
-    directories = [child.path[len(prefix) :] for child in children if child.kind is EntryKind.DIRECTORY]
-    skip = {name for name in directories if name in known_valid}
-    if not skip:
-        # Nothing to skip (or the skills dir is no directory at all): the plain listing.
-        return tree.entries(rules.top), []
-    to_list = [name for name in directories if name not in skip]
-    if len(to_list) > _LIST_EACH_MAX:
-        listed = [entry for entry in tree.entries(rules.top) if not _inside(entry.path[len(prefix) :], skip)]
-        return listed, sorted(skip)
-    # A non-directory child is a stray entry; entries() would list it just the same.
-    listed = [child for child in children if child.kind is not EntryKind.DIRECTORY]
-    for name in to_list:
-        listed.extend(tree.entries(f"{prefix}{name}/"))
-    listed.sort(key=lambda entry: entry.path)
-    return listed, sorted(skip)
-
-
-def _inside(rel: str, directories: Collection[str]) -> bool:
-    """Whether `rel` (relative to the skills dir) lies inside one of `directories`."""
-    name, sep, _ = rel.partition("/")
-    return bool(sep) and name in directories
-
-
-# --- one skill ---------------------------------------------------------------------------
 
 
 def scan_skill(tree: Tree, skill_dir: SkillDir, rules: Rules) -> SkillScan:
     """Read and check one skill directory. Nothing is read past a limit: the skill-wide
     limits come from the listing, so a skill over them has none of its files read."""
-    base = rules.prefix + skill_dir.name
-    scan = SkillScan(dir_name=skill_dir.name, skill_md_path=f"{base}/{SKILL_MD}")
-    limits = rules.limits
+    scan = SkillScan(skill_dir.path, f"{skill_dir.path}/{SKILL_MD}", list(skill_dir.problems))
     skill_md: TreeEntry | None = None
     supporting: list[tuple[str, TreeEntry]] = []
     for rel, entry in skill_dir.entries:
         if rel == SKILL_MD:
             skill_md = entry
-        else:
+        elif rel.rpartition("/")[2] != SKILL_MD:  # a nested SKILL.md: discovery reported it
             supporting.append((rel, entry))
 
-    skill_md_bytes = _read_skill_md(tree, scan, skill_md, rules)
+    skill_md_bytes = _read_skill_md(tree, scan, skill_md, skill_dir.name, rules)
+    dialect = scan.parsed.dialect if scan.parsed is not None else None
+    if dialect is Dialect.REGISTRY:
+        complete = _registry_files(tree, scan, supporting, skill_md, rules)
+    elif dialect is Dialect.OPEN:
+        complete = _open_files(tree, scan, supporting, skill_md, rules)
+    else:
+        # Without a frontmatter there is no telling which dialect's file rules apply:
+        # only the rules of both, and no file is read.
+        complete = False
+        for rel, entry in supporting:
+            _common_problem(scan, rel, entry, rules)
+    if complete and skill_md_bytes is not None:
+        scan.content_hash = content_hash(skill_md_bytes, ((f.path, f.sha256) for f in scan.files))
+    return scan
+
+
+def _read_skill_md(
+    tree: Tree, scan: SkillScan, entry: TreeEntry | None, dir_name: str, rules: Rules
+) -> bytes | None:
+    path = scan.skill_md_path
+    if entry is None:
+        scan.problems.append(rules.missing_skill_md(path))
+        return None
+    if entry.kind is not EntryKind.FILE:
+        scan.problems.append(kind_problem(path, entry.kind))
+        return None
+    data = _read_bounded(tree, path, entry.size, rules.limits.max_skill_md_bytes)
+    if not isinstance(data, bytes):
+        scan.problems.append(unreadable(path) if data is None else rules.skill_md_too_large(path, data))
+        return None
+    scan.skill_md_size = len(data)
+    scan.skill_md_sha256 = sha256_hex(data)
+    scan.parsed = parse_skill_file(data, scan.path)
+    scan.problems.extend(rules.skill_md_problems(path, scan.parsed, dir_name))
+    return data
+
+
+def _common_problem(scan: SkillScan, rel: str, entry: TreeEntry, rules: Rules) -> bool:
+    """The rules of both dialects for one entry; True when it broke one (it is not read)."""
+    path = f"{scan.path}/{rel}"
+    problem = rules.unsafe_name(rel, path)
+    if problem is None and entry.kind is not EntryKind.FILE:
+        problem = kind_problem(path, entry.kind)
+    if problem is None:
+        return False
+    scan.problems.append(problem)
+    return True
+
+
+def _sizes(skill_md: TreeEntry | None, files: list[tuple[str, TreeEntry]]) -> int:
+    total = sum(entry.size for _, entry in files if entry.kind is EntryKind.FILE)
+    return total + (skill_md.size if skill_md is not None and skill_md.kind is EntryKind.FILE else 0)
+
+
+def _registry_files(
+    tree: Tree,
+    scan: SkillScan,
+    supporting: list[tuple[str, TreeEntry]],
+    skill_md: TreeEntry | None,
+    rules: Rules,
+) -> bool:
+    """`files` is the allowlist; every entry is a supporting file and must pass."""
+    limits = rules.limits
     listed = rules.listed_files(scan.parsed)
-
-    total = sum(entry.size for _, entry in supporting if entry.kind is EntryKind.FILE)
-    if skill_md is not None and skill_md.kind is EntryKind.FILE:
-        total += skill_md.size
-    over_budget = rules.budget_problems(scan.skill_md_path, len(supporting), total)
+    over_budget = rules.budget_problems(scan.skill_md_path, len(supporting), _sizes(skill_md, supporting))
     scan.problems.extend(over_budget)
-
-    complete = skill_md_bytes is not None and not over_budget
+    complete = scan.parsed is not None and not over_budget
     for rel, entry in supporting:
-        path = f"{base}/{rel}"
-        if entry.kind is not EntryKind.FILE:
-            scan.problems.append(kind_problem(path, entry.kind))
+        path = f"{scan.path}/{rel}"
+        if _common_problem(scan, rel, entry, rules):
+            complete = False
             continue
         scan.problems.extend(rules.placement_problems(rel, path, listed))
         if entry.size > limits.max_file_bytes:
@@ -187,33 +160,62 @@ def scan_skill(tree: Tree, skill_dir: SkillDir, rules: Rules) -> SkillScan:
         if problem is not None:
             scan.problems.append(problem)
         scan.files.append(rules.validated_file(rel, path, data))
-
     if listed is not None:
         present = {rel for rel, _ in supporting}
         scan.problems.extend(rules.missing_listed_files(scan.skill_md_path, listed, present))
-
-    if complete and skill_md_bytes is not None:
-        scan.content_hash = content_hash(skill_md_bytes, ((f.path, f.sha256) for f in scan.files))
-    return scan
+    return complete
 
 
-def _read_skill_md(tree: Tree, scan: SkillScan, entry: TreeEntry | None, rules: Rules) -> bytes | None:
-    path = scan.skill_md_path
-    if entry is None:
-        scan.problems.append(rules.missing_skill_md(path))
-        return None
-    if entry.kind is not EntryKind.FILE:
-        scan.problems.append(kind_problem(path, entry.kind))
-        return None
-    data = _read_bounded(tree, path, entry.size, rules.limits.max_skill_md_bytes)
-    if not isinstance(data, bytes):
-        scan.problems.append(unreadable(path) if data is None else rules.skill_md_too_large(path, data))
-        return None
-    scan.skill_md_size = len(data)
-    scan.skill_md_sha256 = sha256_hex(data)
-    scan.parsed = parse_skill_file(data)
-    scan.problems.extend(rules.skill_md_problems(path, scan.parsed, scan.dir_name))
-    return data
+def _open_files(
+    tree: Tree,
+    scan: SkillScan,
+    supporting: list[tuple[str, TreeEntry]],
+    skill_md: TreeEntry | None,
+    rules: Rules,
+) -> bool:
+    """The directory is the allowlist: each text file is served, the rest omitted."""
+    candidates: list[tuple[str, TreeEntry]] = []
+    complete = True
+    for rel, entry in supporting:
+        path = f"{scan.path}/{rel}"
+        problem = _common_problem(scan, rel, entry, rules)
+        malformed = None if problem else rules.malformed_path(rel, path)
+        if problem or malformed is not None:
+            if malformed is not None:
+                scan.problems.append(malformed)
+            complete = False
+            continue
+        omitted = rules.omitted_by_listing(rel, entry)
+        if omitted is not None:
+            scan.omitted.append(omitted)
+            scan.problems.append(rules.omitted_warning(path, omitted))
+        else:
+            candidates.append((rel, entry))
+    # Before reading: bounded at OPEN_LISTING_FACTOR times the limits, as every candidate
+    # is read to tell text from binary.
+    over = rules.budget_problems(
+        scan.skill_md_path, len(candidates), _sizes(skill_md, candidates), factor=OPEN_LISTING_FACTOR
+    )
+    if over:
+        scan.problems.extend(over)
+        return False
+    for rel, entry in candidates:
+        path = f"{scan.path}/{rel}"
+        data = _read_bounded(tree, path, entry.size, rules.limits.max_file_bytes)
+        if not isinstance(data, bytes):
+            complete = False
+            scan.problems.append(unreadable(path) if data is None else rules.file_too_large(path, data))
+            continue
+        omitted = rules.omitted_by_content(rel, data)
+        if omitted is not None:
+            scan.omitted.append(omitted)
+            scan.problems.append(rules.omitted_warning(path, omitted))
+        else:
+            scan.files.append(rules.validated_file(rel, path, data))
+    served = sum(f.size for f in scan.files) + scan.skill_md_size
+    over = rules.budget_problems(scan.skill_md_path, len(scan.files), served, served="served ")
+    scan.problems.extend(over)
+    return complete and not over
 
 
 def _read_bounded(tree: Tree, path: str, listed_size: int, limit: int) -> bytes | int | None:

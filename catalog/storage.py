@@ -9,13 +9,15 @@ small SnapshotSkill row per skill.
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from catalog import checkpoints
 from catalog.errors import PublishError
+from catalog.frontmatter_json import encode
 from catalog.hashing import sha256_hex
 from catalog.models import Blob, SkillVersion, SkillVersionFile, Snapshot, SnapshotSkill
-from catalog.report import ValidatedSkill, ValidationReport
+from catalog.report import OmittedFile, ValidatedSkill, ValidationReport
+from catalog.skill import FIELD_TYPES, SkillMetadata
 from catalog.trees import Tree
 
 # `__in` lists stay well under SQLite's 999 bound variables.
@@ -26,15 +28,41 @@ _BLOB_BATCH_BYTES = 8 * 1024 * 1024
 
 T = TypeVar("T")
 
+# Each SkillMetadata field and the SkillVersion column that stores it. `path` is where the
+# skill sits in one commit, so it is the snapshot's (SnapshotSkill.path), not the content's.
+VERSION_COLUMNS: dict[str, str] = {
+    name: "skill_id" if name == "id" else name for name in FIELD_TYPES if name != "path"
+}
+
+
+def metadata_columns(prefix: str = "") -> list[str]:
+    """The lookups that read a SkillMetadata's stored columns (through `prefix`, e.g.
+    "skill_version__"), in the order metadata_from_row expects them."""
+    return [prefix + column for column in VERSION_COLUMNS.values()]
+
+
+def metadata_from_row(values: Sequence[Any], path: str) -> SkillMetadata:
+    return SkillMetadata.from_values({**dict(zip(VERSION_COLUMNS, values, strict=True)), "path": path})
+
+
+def omitted_to_row(omitted: Iterable[OmittedFile]) -> list[dict[str, str]]:
+    return [{"path": entry.path, "reason": entry.reason} for entry in omitted]
+
+
+def omitted_from_row(value: Iterable[dict[str, str]]) -> tuple[OmittedFile, ...]:
+    return tuple(OmittedFile(entry["path"], entry["reason"]) for entry in value)
+
 
 @dataclass(frozen=True, slots=True)
 class ReusedSkill:
     """A skill of the active snapshot that the new commit holds unchanged (catalog.reuse):
-    the new snapshot points at its stored SkillVersion."""
+    the new snapshot points at its stored SkillVersion, at the same path."""
 
+    skill_id: str
     version_id: int
     file_count: int  # SKILL.md included, as Snapshot.file_count counts
     total_bytes: int
+    omitted: tuple[OmittedFile, ...] = ()
 
 
 @dataclass(slots=True)
@@ -51,12 +79,12 @@ def store_snapshot(
     """Insert what is missing (blobs, skill versions and their files), then the inactive
     snapshot and its skill rows; returns the new snapshot's id.
 
-    The skills of report.known_valid keep the SkillVersion of `reused`; they are still
-    referenced by the active snapshot (checked unchanged under the lock), so no prune
+    The skills of report.known_valid (by path) keep the SkillVersion of `reused`; they are
+    still referenced by the active snapshot (checked unchanged under the lock), so no prune
     can have removed them."""
-    # A report without a config always holds its problem, and no report with problems is stored.
+    # A report without a config always holds its problem, and no report with errors is stored.
     assert report.config is not None
-    kept = [(sid, reused[sid]) for sid in report.known_valid]
+    kept = [(path, reused[path]) for path in report.known_valid]
     counts = StoreCounts()
     counts.version_ids = _existing_version_ids([skill.content_hash for skill in report.skills])
     new_skills = [skill for skill in report.skills if skill.content_hash not in counts.version_ids]
@@ -100,13 +128,23 @@ def store_snapshot(
     # In id order, validated and reused together: the same rows, in the same order, as a
     # full validation would insert.
     rows = sorted(
-        [(skill.id, counts.version_ids[skill.content_hash]) for skill in report.skills]
-        + [(sid, skill.version_id) for sid, skill in kept]
+        [
+            (skill.id, counts.version_ids[skill.content_hash], skill.metadata.path, skill.omitted)
+            for skill in report.skills
+        ]
+        + [(skill.skill_id, skill.version_id, path, skill.omitted) for path, skill in kept],
+        key=lambda row: row[0],
     )
     SnapshotSkill.objects.bulk_create(
         (
-            SnapshotSkill(snapshot_id=snapshot.id, skill_version_id=version_id, skill_id=skill_id)
-            for skill_id, version_id in rows
+            SnapshotSkill(
+                snapshot_id=snapshot.id,
+                skill_version_id=version_id,
+                skill_id=skill_id,
+                path=path,
+                omitted=omitted_to_row(omitted),
+            )
+            for skill_id, version_id, path, omitted in rows
         ),
         batch_size=_INSERT_BATCH,
     )
@@ -121,18 +159,13 @@ def chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
 
 
 def _skill_version_row(skill: ValidatedSkill) -> SkillVersion:
+    values = skill.metadata.to_values()
     return SkillVersion(
         content_hash=skill.content_hash,
-        skill_id=skill.id,
-        name=skill.name,
-        description=skill.description,
-        version=skill.version,
-        tags=list(skill.tags),
-        keywords=list(skill.keywords),
-        requires=list(skill.requires),
-        required_zdr=skill.required_zdr,
         instructions=skill.instructions,
+        frontmatter=encode(skill.frontmatter),
         skill_md_id=skill.skill_md_sha256,
+        **{column: values[name] for name, column in VERSION_COLUMNS.items()},
     )
 
 

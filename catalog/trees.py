@@ -315,8 +315,15 @@ def resolve_commit(repo: git.Repo, rev: str) -> git.Commit:
 
 
 def _git(root: Path, *args: str) -> str:
+    # A name that is not UTF-8 keeps its bytes as lone surrogates, as os.walk and GitTree
+    # give them: validation names it and refuses it (inside a skill), never crashes on it.
     return subprocess.run(
-        ["git", "-C", str(root), *args], check=True, capture_output=True, text=True, encoding="utf-8"
+        ["git", "-C", str(root), *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="surrogateescape",
     ).stdout
 
 

@@ -2,10 +2,10 @@
 once rather than the first; the version rule against a base revision; the base skills of a
 revision; and check_skills' run over a working tree.
 
-`known_valid` (publish only; check_skills never passes it) names skill directories the
-caller vouches for: they are counted and listed for the tree-wide rules but never read,
-parsed or hashed, and end up in `report.known_valid` instead of `report.skills`. The
-caller must be able to prove, for each of them, that
+`known_valid` (publish only; check_skills never passes it) names skill directories
+(repository-relative) the caller vouches for: they are counted and listed for the tree-wide
+rules but never read, parsed or hashed, and end up in `report.known_valid` instead of
+`report.skills`. The caller must be able to prove, for each of them, that
   - the directory is identical (names, modes, bytes) to one that passed validate_tree
     with no problem,
   - under the same registry.config.json bytes,
@@ -16,18 +16,23 @@ tree ids against the active snapshot's commit; anything less is a weakened rule.
 
 Problem codes (stable; check_skills --format json prints them):
   registry.config.json   invalid_config
-  skills/                skills_dir_not_directory, too_many_skills, not_a_skill_directory
-  skills/<id>/SKILL.md   missing_skill_md, skill_md_too_large, not_utf8, binary_content,
+  skills/                skills_dir_not_directory, too_many_skills, skill_too_deep,
+                         missing_skill_md
+  skills/<id>/SKILL.md   skill_md_too_large, not_utf8, binary_content, missing_skill_md,
                          missing_frontmatter, unterminated_frontmatter, invalid_yaml, duplicate_key,
-                         frontmatter_not_mapping, unknown_key, missing_key, invalid_type,
-                         unsupported_schema_version, invalid_id, id_mismatch, invalid_name,
-                         invalid_description, invalid_version, invalid_tag, duplicate_tag,
-                         invalid_keyword, invalid_path, duplicate_path, invalid_required_zdr,
+                         frontmatter_not_mapping, frontmatter_too_large, unknown_key, missing_key,
+                         invalid_type, unsupported_schema_version, invalid_id, id_mismatch,
+                         invalid_name, invalid_description, invalid_version, invalid_tag,
+                         duplicate_tag, invalid_keyword, invalid_path, duplicate_path,
+                         invalid_required_zdr, invalid_compatibility, conflicting_keys,
                          empty_body, listed_file_missing, too_many_files, skill_too_large,
-                         version_not_bumped, version_decreased
-  skills/<id>/<file>     symlink, submodule, not_regular_file, invalid_path, disallowed_location,
-                         disallowed_extension, unlisted_file, file_too_large, not_utf8,
-                         binary_content, unreadable_file
+                         nested_skill, duplicate_id, version_not_bumped, version_decreased,
+                         version_removed, symlink, submodule, not_regular_file
+  skills/<id>/<file>     symlink, submodule, not_regular_file, invalid_path, unsafe_file_name,
+                         disallowed_location, disallowed_extension, unlisted_file, file_too_large,
+                         not_utf8, binary_content, unreadable_file
+  warnings (any path)    stray_entry, vendor_key, metadata_not_string,
+                         unversioned_metadata_version, omitted_file
 """
 
 import dataclasses
@@ -43,10 +48,11 @@ from catalog.config import (
     RegistryConfig,
     parse_config,
 )
+from catalog.discovery import list_skills
+from catalog.fields import parse_version
 from catalog.report import BaseSkill, Problem, ValidationReport
 from catalog.rules import KIND_PROBLEMS, Rules
-from catalog.scan import SkillScan, list_skills, scan_skill
-from catalog.skillfile import parse_version
+from catalog.scan import SkillScan, scan_skill
 from catalog.trees import EntryKind, GitTree, Tree, WorkingTree, open_repo, resolve_commit
 
 # A base revision whose own config is invalid is still read, under this one: its skills
@@ -61,8 +67,8 @@ def validate_tree(
 ) -> ValidationReport:
     """Validate every skill of `tree` (and the version rule against `base`, if given).
 
-    Skills named in `known_valid` are taken as valid without being read: see the module
-    docstring for what the caller must prove first. Tree-wide rules still see them.
+    Skill directories named in `known_valid` are taken as valid without being read: see
+    the module docstring for what the caller must prove first. Tree-wide rules still see them.
     """
     config, config_problems = read_config(tree)
     report = ValidationReport(config=config, problems=config_problems)
@@ -81,7 +87,7 @@ def validate_tree(
             report.skills.append(skill)
     report.problems.extend(listing.problems)
     report.problems.sort(key=lambda p: (p.path, p.message, p.code))
-    report.skills.sort(key=lambda s: s.id)
+    report.skills.sort(key=lambda s: s.metadata.id)
     report.known_valid = listing.known_valid
     return report
 
@@ -89,17 +95,18 @@ def validate_tree(
 def base_skills_from_tree(tree: Tree) -> dict[str, BaseSkill]:
     """The (content_hash, version) of every skill in `tree` that parses, for the version rule.
 
-    A skill counts when its id and version parse and all its files could be read, even if
-    it broke some other rule: the rule compares content, and that content was there.
+    A skill counts when its id and version parse (an open-dialect skill without a version
+    counts, as None) and all its files could be read, even if it broke some other rule: the
+    rule compares content, and that content was there.
     """
     config, _ = read_config(tree)
     rules = Rules(config or _BASE_FALLBACK_CONFIG)
     result: dict[str, BaseSkill] = {}
     for skill_dir in list_skills(tree, rules).skill_dirs:
         scan = scan_skill(tree, skill_dir, rules)
-        skill_id, version = scan.valid_value("id"), scan.valid_value("version")
-        if skill_id is not None and version is not None and scan.content_hash is not None:
-            result[skill_id] = BaseSkill(content_hash=scan.content_hash, version=version)
+        skill_id = scan.valid_value("id")
+        if skill_id is not None and scan.has("version") and scan.content_hash is not None:
+            result[skill_id] = BaseSkill(content_hash=scan.content_hash, version=scan.valid_value("version"))
     return result
 
 
@@ -150,14 +157,25 @@ def config_entry_kind(tree: Tree) -> EntryKind | None:
 
 
 def version_rule(scan: SkillScan, base: Mapping[str, BaseSkill]) -> list[Problem]:
-    """Changed content needs a greater version; a lower one is always an error
-    (docs/reference.md#validation)."""
-    skill_id, version = scan.valid_value("id"), scan.valid_value("version")
-    if skill_id is None or version is None or scan.content_hash is None:
+    """Changed content needs a greater version; a lower one is always an error; a version
+    once given never disappears (docs/reference.md#validation). A skill without a version
+    on either side has no rule to follow: its content hash identifies its content."""
+    skill_id = scan.valid_value("id")
+    if skill_id is None or not scan.has("version") or scan.content_hash is None:
         return []
+    version: str | None = scan.valid_value("version")
     prior = base.get(skill_id)
-    if prior is None or prior.content_hash == scan.content_hash:
-        return []  # a new skill, or unchanged content
+    if prior is None or prior.content_hash == scan.content_hash or prior.version is None:
+        return []  # a new skill, unchanged content, or no version before
+    if version is None:
+        return [
+            Problem(
+                scan.skill_md_path,
+                "version_removed",
+                f"the base revision gives version {prior.version}; a version once given must not "
+                f"disappear (give it a version greater than {prior.version})",
+            )
+        ]
     old, new = parse_version(prior.version), parse_version(version)
     if old is None or new is None:
         return []

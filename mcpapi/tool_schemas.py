@@ -81,11 +81,12 @@ _METADATA: dict[str, Any] = {
         "id": {"type": "string"},
         "name": {"type": "string"},
         "description": {"type": "string"},
-        "version": {"type": "string"},
+        "version": _NULLABLE_STRING,
         "tags": _STRINGS,
         "keywords": _STRINGS,
         "requires": _STRINGS,
         "required_zdr": {"type": "boolean"},
+        "path": {"type": "string"},
         "content_hash": {"type": "string"},
     },
     "required": [
@@ -97,6 +98,7 @@ _METADATA: dict[str, Any] = {
         "keywords",
         "requires",
         "required_zdr",
+        "path",
         "content_hash",
     ],
 }
@@ -110,6 +112,11 @@ _MANIFEST_ENTRY = {
         "executable": {"type": "boolean"},
     },
     "required": ["path", "size", "sha256", "media_type", "executable"],
+}
+_OMITTED_ENTRY = {
+    "type": "object",
+    "properties": {"path": {"type": "string"}, "reason": {"type": "string"}},
+    "required": ["path", "reason"],
 }
 _ERROR = {
     "type": "object",
@@ -238,7 +245,8 @@ SKILLS_GET = ToolSpec(
     title="Get a skill",
     description=(
         "Get one skill: its metadata, its instructions (the body of SKILL.md) and the manifest "
-        "of its supporting files (path, size, sha256, media_type, executable). Read a file "
+        "of its supporting files (path, size, sha256, media_type, executable), its frontmatter "
+        "as written, and the files of its directory it does not serve (omitted). Read a file "
         "with skills_get_file."
     ),
     input_schema={
@@ -255,6 +263,8 @@ SKILLS_GET = ToolSpec(
             "metadata": _METADATA,
             "instructions": {"type": "string"},
             "files": {"type": "array", "items": _MANIFEST_ENTRY},
+            "frontmatter": {"type": "object"},
+            "omitted": {"type": "array", "items": _OMITTED_ENTRY},
         }
     ),
 )

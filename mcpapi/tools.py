@@ -94,6 +94,8 @@ def skills_get(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
         ("metadata", wire.metadata(skill)),
         ("instructions", skill.instructions),
         ("files", [wire.manifest_entry(entry) for entry in skill.files]),
+        ("frontmatter", wire.frontmatter(skill)),
+        ("omitted", wire.omitted_list(skill)),
     )
 
 

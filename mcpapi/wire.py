@@ -18,6 +18,7 @@ from itertools import chain
 from typing import Any, NewType
 
 from catalog.index import FileEntry, SkillEntry, SnapshotIndex, SnapshotRef, SnapshotView
+from catalog.report import OmittedFile
 from catalog.search import SearchHit
 from mcpapi.jsonrpc import RawJson, dumps_text
 
@@ -136,6 +137,20 @@ def manifest_entry(entry: FileEntry) -> dict[str, Any]:
     }
 
 
+def frontmatter(skill: SkillEntry) -> RawJson:
+    """The skill's frontmatter as written, every key in order: the JSON text stored at publish."""
+    return RawJson(skill.frontmatter)
+
+
+def omitted_list(skill: SkillEntry) -> list[dict[str, str]]:
+    """The files of the skill's directory it does not serve, by path, and why."""
+    return [{"path": entry.path, "reason": entry.reason} for entry in sorted(skill.omitted, key=_by_path)]
+
+
+def _by_path(entry: OmittedFile) -> str:
+    return entry.path
+
+
 def _memo(view: SnapshotView) -> dict[str, Members]:
     memo = _metadata_memo.get(id(view.index))
     if memo is None:
@@ -169,6 +184,7 @@ def _metadata_fields(skill: SkillEntry) -> Fields:
         ("keywords", skill.keywords),
         ("requires", skill.requires),
         ("required_zdr", skill.required_zdr),
+        ("path", skill.path),
         ("content_hash", skill.content_hash),
     )
 

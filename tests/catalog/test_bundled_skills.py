@@ -27,8 +27,8 @@ def test_at_least_six_skills(report: ValidationReport) -> None:
 
 
 def test_at_least_one_zdr_skill(report: ValidationReport) -> None:
-    assert any(skill.required_zdr for skill in report.skills)
-    assert any(not skill.required_zdr for skill in report.skills)
+    assert any(skill.metadata.required_zdr for skill in report.skills)
+    assert any(not skill.metadata.required_zdr for skill in report.skills)
 
 
 def test_supporting_files_cover_every_folder_kind(report: ValidationReport) -> None:
@@ -41,9 +41,9 @@ def test_supporting_files_cover_every_folder_kind(report: ValidationReport) -> N
 
 
 def test_frontmatter_features_are_exercised(report: ValidationReport) -> None:
-    assert all(skill.tags for skill in report.skills)
-    assert all(skill.keywords for skill in report.skills)
-    assert any(skill.requires for skill in report.skills)
+    assert all(skill.metadata.tags for skill in report.skills)
+    assert all(skill.metadata.keywords for skill in report.skills)
+    assert any(skill.metadata.requires for skill in report.skills)
 
 
 @pytest.mark.parametrize("skill_dir", sorted((PROJECT_DIR / "skills").iterdir()), ids=lambda p: p.name)

@@ -82,6 +82,7 @@ def test_it_prints_json_problems_and_exits_1(skill_repo: SkillRepo) -> None:
             {
                 "path": "skills/beta/SKILL.md",
                 "code": "invalid_version",
+                "severity": "error",
                 "message": "version '1.0' is not a semantic version (e.g. 1.2.3 or 1.0.0-rc.1)",
             }
         ],
@@ -198,7 +199,7 @@ def test_it_keeps_each_problem_on_one_line_even_for_odd_file_names(skill_repo: S
     code, out, _ = check(skill_repo)
     assert code == 1
     assert out.splitlines() == [
-        "skills/alpha/references/two\\nlines.md: is not listed in the files of SKILL.md"
+        "skills/alpha/references/two\\nlines.md: the file name holds the control character U+000A; rename it"
     ]
 
 

@@ -26,15 +26,23 @@ def test_a_line_break_in_a_file_name_never_splits_a_problem_line() -> None:
     assert out == ["skills/a/references/x\\ny\\r.md: is not listed"]
 
 
-def test_the_json_report_carries_every_problem_with_its_code() -> None:
-    document = json.loads(report_json(ValidationReport(CONFIG, problems=[BAD_KEY])))
+def test_the_json_report_carries_every_problem_with_its_code_and_the_config_source() -> None:
+    document = json.loads(report_json(ValidationReport(CONFIG, problems=[BAD_KEY]), "defaults"))
     assert document == {
         "ok": False,
         "skills": 0,
-        "problems": [{"path": "skills/a/SKILL.md", "code": "unknown_key", "message": "unknown key 'x'"}],
+        "problems": [
+            {
+                "path": "skills/a/SKILL.md",
+                "code": "unknown_key",
+                "severity": "error",
+                "message": "unknown key 'x'",
+            }
+        ],
+        "config": "defaults",
     }
 
 
 def test_the_json_report_keeps_non_ascii_text_as_is() -> None:
     problem = Problem("skills/a/references/é.md", "unlisted_file", "is not listed")
-    assert "é.md" in report_json(ValidationReport(CONFIG, problems=[problem]))
+    assert "é.md" in report_json(ValidationReport(CONFIG, problems=[problem]), "registry.config.json")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from catalog import publishing, reuse, scan
+from catalog import discovery, publishing, reuse
 from catalog.errors import PublishError
 from catalog.fingerprint import rules_fingerprint
 from catalog.models import Snapshot, SnapshotSkill
@@ -142,14 +142,14 @@ def test_a_file_added_to_an_unchanged_skill_md_is_still_refused(skill_repo: Skil
     assert "\nskills/alpha/references/extra.md: is not listed in the files of SKILL.md" in str(refused.value)
 
 
-def test_a_stray_entry_under_skills_is_still_refused(skill_repo: SkillRepo) -> None:
+def test_a_stray_entry_under_skills_is_still_reported(skill_repo: SkillRepo) -> None:
     publish(skill_repo.root, three_skills(skill_repo))
     skill_repo.write("skills/README.md", "Not a skill.\n")
     sha = skill_repo.commit("a stray file")
 
-    with pytest.raises(PublishError) as refused:
-        publish(skill_repo.root, sha)
-    assert "\nskills/README.md: every entry under skills/ must be a skill directory" in str(refused.value)
+    result = publish(skill_repo.root, sha)
+    assert result.reused_skills == 3
+    assert result.warnings == ("skills/README.md: warning: a file outside every skill, not served",)
 
 
 def test_max_skills_counts_the_unchanged_skills(skill_repo: SkillRepo) -> None:
@@ -264,7 +264,10 @@ def test_an_active_commit_missing_from_the_repository_reuses_nothing(skill_repo:
     fingerprint = rules_fingerprint()
     git_repo = open_repo(skill_repo.root)
     with GitTree(git_repo, resolve_commit(git_repo, second)) as tree:
-        assert set(reuse.reusable_skills(tree, active, skills, fingerprint)) == {"alpha", "gamma"}
+        assert set(reuse.reusable_skills(tree, active, skills, fingerprint)) == {
+            "skills/alpha",
+            "skills/gamma",
+        }
         missing = ActiveSnapshot(active.id, "0123456789" * 4, active.published_at)
         assert reuse.reusable_skills(tree, missing, skills, fingerprint) == {}
     git_repo.close()
@@ -336,10 +339,12 @@ def test_known_valid_skills_are_counted_but_never_read(skill_repo: SkillRepo, re
     full = validate_tree(commit_tree(skill_repo))
     reads.paths.clear()
 
-    report = validate_tree(commit_tree(skill_repo), known_valid={"alpha", "gamma", "absent"})
+    report = validate_tree(
+        commit_tree(skill_repo), known_valid={"skills/alpha", "skills/gamma", "skills/absent"}
+    )
 
     assert report.ok and full.ok
-    assert report.known_valid == ["alpha", "gamma"]  # only those present
+    assert report.known_valid == ["skills/alpha", "skills/gamma"]  # only those present
     assert [skill.id for skill in report.skills] == ["beta"]
     assert report.skills == [skill for skill in full.skills if skill.id == "beta"]
     assert not reads.touched("alpha") and not reads.touched("gamma")
@@ -352,10 +357,12 @@ def test_known_valid_never_hides_a_tree_wide_problem(skill_repo: SkillRepo) -> N
     skill_repo.write("skills/notes.txt", "stray\n")
     skill_repo.commit()
 
-    report = validate_tree(commit_tree(skill_repo), known_valid={"alpha", "beta", "gamma"})
+    report = validate_tree(
+        commit_tree(skill_repo), known_valid={"skills/alpha", "skills/beta", "skills/gamma"}
+    )
 
-    assert codes(report) == {("skills", "too_many_skills"), ("skills/notes.txt", "not_a_skill_directory")}
-    assert report.known_valid == ["alpha", "beta", "gamma"]
+    assert codes(report) == {("skills", "too_many_skills"), ("skills/notes.txt", "stray_entry")}
+    assert report.known_valid == ["skills/alpha", "skills/beta", "skills/gamma"]
 
 
 @pytest.mark.parametrize("list_each_max", [0, 64])
@@ -368,13 +375,13 @@ def test_both_listings_give_the_full_verdict_on_the_rest(
     skill_repo.write("skills/stray.md", "stray\n")
     skill_repo.commit()
     full = validate_tree(commit_tree(skill_repo))
-    monkeypatch.setattr(scan, "_LIST_EACH_MAX", list_each_max)
+    monkeypatch.setattr(discovery, "_LIST_EACH_MAX", list_each_max)
 
-    report = validate_tree(commit_tree(skill_repo), known_valid={"alpha"})
+    report = validate_tree(commit_tree(skill_repo), known_valid={"skills/alpha"})
 
     assert report.problems == full.problems
     assert report.skills == [skill for skill in full.skills if skill.id != "alpha"]
-    assert report.known_valid == ["alpha"]
+    assert report.known_valid == ["skills/alpha"]
 
 
 def test_a_skills_dir_that_is_no_directory_is_still_reported(skill_repo: SkillRepo) -> None:
@@ -382,7 +389,7 @@ def test_a_skills_dir_that_is_no_directory_is_still_reported(skill_repo: SkillRe
     skill_repo.write("skills", "a file\n")
     skill_repo.commit()
 
-    report = validate_tree(commit_tree(skill_repo), known_valid={"alpha"})
+    report = validate_tree(commit_tree(skill_repo), known_valid={"skills/alpha"})
 
     assert codes(report) == {("skills", "skills_dir_not_directory")}
     assert report.known_valid == []

@@ -5,7 +5,7 @@ import pytest
 from catalog.config import config_from_dict
 from catalog.rules import Rules, kind_problem, media_type_for
 from catalog.skillfile import parse_skill_file
-from catalog.trees import EntryKind, TreeEntry
+from catalog.trees import EntryKind
 from tests.support.repos import config_with_limits
 from tests.support.skillmd import skill_md
 
@@ -55,19 +55,6 @@ def test_max_skills_is_inclusive() -> None:
     assert problem is not None and (problem.path, problem.code) == ("skills", "too_many_skills")
 
 
-@pytest.mark.parametrize(
-    ("kind", "code"),
-    [
-        (EntryKind.SYMLINK, "symlink"),
-        (EntryKind.SUBMODULE, "submodule"),
-        (EntryKind.OTHER, "not_regular_file"),
-        (EntryKind.FILE, "not_a_skill_directory"),
-    ],
-)
-def test_a_stray_entry_under_skills_is_named_by_what_it_is(kind: EntryKind, code: str) -> None:
-    assert rules().stray_entry(TreeEntry("skills/x", kind, 0)).code == code
-
-
 def test_kind_problem_names_the_entry() -> None:
     assert kind_problem("skills/a/b", EntryKind.SYMLINK).path == "skills/a/b"
 
@@ -111,7 +98,7 @@ def test_a_file_is_served_as_text_and_marked_executable_only_under_scripts() -> 
         ("scripts/a.ts", "text/typescript"),
         ("scripts/a.rb", "text/x-ruby"),
         ("scripts/A.MD", "text/markdown"),
-        ("references/a.csv", "text/plain"),
+        ("references/a.csv", "text/csv"),
     ],
 )
 def test_media_type_follows_the_extension(path: str, media_type: str) -> None:

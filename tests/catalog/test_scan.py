@@ -3,9 +3,10 @@
 from pathlib import Path
 
 from catalog.config import config_from_dict
+from catalog.discovery import list_skills
 from catalog.hashing import content_hash, sha256_hex
 from catalog.rules import Rules
-from catalog.scan import list_skills, scan_skill
+from catalog.scan import scan_skill
 from catalog.trees import WorkingTree
 from tests.support.repos import DEFAULT_CONFIG, SkillRepo, config_with_limits
 from tests.support.skillmd import skill_md
@@ -41,18 +42,20 @@ def test_a_stray_file_and_too_many_skills_are_tree_wide_problems(skill_repo: Ski
     skill_repo.add_skill("beta")
     skill_repo.write("skills/README.md", "stray\n")
     listing = list_skills(WorkingTree(skill_repo.root), rules(max_skills=1))
-    assert {(p.path, p.code) for p in listing.problems} == {
-        ("skills/README.md", "not_a_skill_directory"),
-        ("skills", "too_many_skills"),
+    assert {(p.path, p.code, p.severity) for p in listing.problems} == {
+        ("skills/README.md", "stray_entry", "warning"),
+        ("skills", "too_many_skills", "error"),
     }
 
 
 def test_known_valid_directories_are_counted_but_not_listed(skill_repo: SkillRepo) -> None:
     skill_repo.add_skill("alpha")
     skill_repo.add_skill("beta")
-    listing = list_skills(WorkingTree(skill_repo.root), rules(max_skills=1), known_valid={"alpha", "nope"})
+    listing = list_skills(
+        WorkingTree(skill_repo.root), rules(max_skills=1), known_valid={"skills/alpha", "skills/nope"}
+    )
     assert [skill_dir.name for skill_dir in listing.skill_dirs] == ["beta"]
-    assert listing.known_valid == ["alpha"]
+    assert listing.known_valid == ["skills/alpha"]
     assert [p.code for p in listing.problems] == ["too_many_skills"]
 
 
@@ -90,10 +93,15 @@ def test_a_skill_over_its_total_reads_no_supporting_file(skill_repo: SkillRepo) 
     assert scan.content_hash is None
 
 
-def test_a_missing_skill_md_is_named_on_its_path(skill_repo: SkillRepo) -> None:
+def test_a_skill_md_in_another_case_is_named_on_its_path(skill_repo: SkillRepo) -> None:
+    skill_repo.write("skills/demo/skill.md", skill_md("demo"))
     skill_repo.write("skills/demo/references/a.md", "a\n")
-    tree = WorkingTree(skill_repo.root)
-    [skill_dir] = list_skills(tree, rules()).skill_dirs
-    scan = scan_skill(tree, skill_dir, rules())
-    assert ("skills/demo/SKILL.md", "missing_skill_md") in {(p.path, p.code) for p in scan.problems}
-    assert scan.parsed is None and scan.content_hash is None
+    listing = list_skills(WorkingTree(skill_repo.root), rules())
+    assert listing.skill_dirs == []
+    [problem] = listing.problems
+    assert (problem.path, problem.code, problem.severity) == (
+        "skills/demo/skill.md",
+        "missing_skill_md",
+        "error",
+    )
+    assert problem.message.startswith("found skill.md; rename it to SKILL.md")

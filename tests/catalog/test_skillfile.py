@@ -5,7 +5,9 @@ from typing import Any
 
 import pytest
 
-from catalog.skillfile import KNOWN_KEYS, REQUIRED_KEYS, ParsedSkillFile, parse_skill_file
+from catalog.registry_dialect import KNOWN_KEYS, REQUIRED_KEYS
+from catalog.skill import Dialect
+from catalog.skillfile import ParsedSkillFile, parse_skill_file
 from tests.support.skillmd import skill_md
 
 VALID_FRONT = "schema_version: 1\nid: demo\nname: Demo\ndescription: Does demo things.\nversion: 1.0.0\n"
@@ -35,12 +37,18 @@ def only_problem(parsed: ParsedSkillFile) -> str:
 def test_it_parses_a_minimal_skill_with_defaults() -> None:
     parsed = parse()
     assert parsed.problems == ()
-    front = parsed.frontmatter
+    front = parsed.metadata
     assert front is not None
-    assert (front.schema_version, front.id, front.name, front.version) == (1, "demo", "Demo", "1.0.0")
+    assert (parsed.valid["schema_version"], front.id, front.name, front.version) == (
+        1,
+        "demo",
+        "Demo",
+        "1.0.0",
+    )
     assert front.description == "How to demo."
-    assert (front.tags, front.keywords, front.requires, front.files) == ((), (), (), ())
+    assert (front.tags, front.keywords, front.requires, parsed.valid["files"]) == ((), (), (), ())
     assert front.required_zdr is False
+    assert parsed.dialect is Dialect.REGISTRY
 
 
 def test_it_parses_every_optional_key() -> None:
@@ -52,12 +60,12 @@ def test_it_parses_every_optional_key() -> None:
         required_zdr=True,
     )
     assert parsed.problems == ()
-    front = parsed.frontmatter
+    front = parsed.metadata
     assert front is not None
     assert front.tags == ("data", "export-csv")
     assert front.keywords == ("csv", "spreadsheet export")
     assert front.requires == ("python3", "network access")
-    assert front.files == ("references/a.md", "scripts/run.sh")
+    assert parsed.valid["files"] == ("references/a.md", "scripts/run.sh")
     assert front.required_zdr is True
 
 
@@ -112,7 +120,7 @@ def test_it_accepts_only_an_exact_closing_line(line: str) -> None:
 def test_it_rejects_an_empty_or_blank_body(body: str) -> None:
     parsed = parse_front("", body=body)
     assert problem_codes(parsed) == ["empty_body"]
-    assert parsed.frontmatter is None
+    assert parsed.metadata is None
 
 
 def test_it_rejects_an_empty_body_when_the_closing_line_ends_the_file() -> None:
@@ -163,7 +171,7 @@ def test_it_rejects_an_unknown_key_and_suggests_the_closest_known_one() -> None:
     parsed = parse_front("required_zrd: true\n")
     assert problem_codes(parsed) == ["unknown_key"]
     assert only_problem(parsed) == "unknown key 'required_zrd': did you mean 'required_zdr'?"
-    assert parsed.frontmatter is None
+    assert parsed.metadata is None
 
 
 def test_it_rejects_an_unknown_key_with_no_close_match_by_listing_the_keys() -> None:
@@ -175,11 +183,18 @@ def test_it_rejects_a_key_that_is_not_a_string() -> None:
     assert problem_codes(parse_front("1: one\n")) == ["unknown_key"]
 
 
-@pytest.mark.parametrize("key", REQUIRED_KEYS)
+@pytest.mark.parametrize("key", [key for key in REQUIRED_KEYS if key != "schema_version"])
 def test_it_rejects_a_missing_required_key(key: str) -> None:
     parsed = parse(**{key: None})
     assert problem_codes(parsed) == ["missing_key"]
     assert only_problem(parsed) == f"missing required key {key!r}"
+
+
+def test_without_schema_version_the_frontmatter_is_read_in_the_open_dialect() -> None:
+    parsed = parse(schema_version=None)
+    assert parsed.dialect is Dialect.OPEN
+    # The registry's `id` is a vendor key there, and its name "Demo" is no slug.
+    assert problem_codes(parsed) == ["vendor_key", "invalid_name"]
 
 
 def test_it_knows_exactly_the_keys_of_the_spec() -> None:
@@ -210,7 +225,7 @@ def test_it_reports_every_problem_at_once() -> None:
 
 def test_it_keeps_the_values_that_passed_when_others_failed() -> None:
     parsed = parse(name="", files=["references/a.md"])
-    assert parsed.frontmatter is None
+    assert parsed.metadata is None
     assert parsed.valid["id"] == "demo"
     assert parsed.valid["version"] == "1.0.0"
     assert parsed.valid["files"] == ("references/a.md",)
@@ -365,8 +380,8 @@ def test_it_rejects_a_duplicate_files_entry() -> None:
 def test_it_accepts_required_zdr_as_a_real_boolean(literal: str, expected: bool) -> None:
     parsed = parse_front(f"required_zdr: {literal}\n")
     assert parsed.problems == ()
-    assert parsed.frontmatter is not None
-    assert parsed.frontmatter.required_zdr is expected
+    assert parsed.metadata is not None
+    assert parsed.metadata.required_zdr is expected
 
 
 @pytest.mark.parametrize(
@@ -407,6 +422,6 @@ def test_it_rejects_an_explicitly_tagged_yaml_1_1_boolean() -> None:
 def test_it_reads_yes_and_on_as_plain_text_in_text_fields() -> None:
     parsed = parse_front("tags: [on, yes]\n", front=VALID_FRONT.replace("name: Demo", "name: yes"))
     assert parsed.problems == ()
-    assert parsed.frontmatter is not None
-    assert parsed.frontmatter.name == "yes"
-    assert parsed.frontmatter.tags == ("on", "yes")
+    assert parsed.metadata is not None
+    assert parsed.metadata.name == "yes"
+    assert parsed.metadata.tags == ("on", "yes")

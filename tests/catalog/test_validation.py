@@ -51,8 +51,13 @@ def test_it_returns_every_valid_skill_with_its_metadata_files_and_hash(skill_rep
     assert report.ok, report.problems
     [skill] = report.skills
     raw_md = (skill_repo.root / MD).read_bytes()
-    assert (skill.id, skill.name, skill.version) == ("demo", "Demo", "1.0.0")
-    assert (skill.tags, skill.keywords, skill.requires, skill.required_zdr) == (
+    assert (skill.id, skill.metadata.name, skill.metadata.version) == ("demo", "Demo", "1.0.0")
+    assert (
+        skill.metadata.tags,
+        skill.metadata.keywords,
+        skill.metadata.requires,
+        skill.metadata.required_zdr,
+    ) == (
         ("data",),
         ("csv",),
         ("python3",),
@@ -229,28 +234,32 @@ def test_it_rejects_a_skills_dir_that_is_a_file(skill_repo: SkillRepo) -> None:
     assert codes(validate(skill_repo)) == {("skills", "skills_dir_not_directory")}
 
 
-def test_it_rejects_a_file_directly_under_skills(skill_repo: SkillRepo) -> None:
+def test_a_file_directly_under_skills_is_a_warning_never_served(skill_repo: SkillRepo) -> None:
     skill_repo.write("skills/README.md", "# Skills\n")
     report = validate(skill_repo)
-    assert codes(report) == {("skills/README.md", "not_a_skill_directory")}
+    assert codes(report) == {("skills/README.md", "stray_entry")}
+    assert report.ok and report.problems[0].severity == "warning"
 
 
-def test_it_rejects_a_directory_without_skill_md(skill_repo: SkillRepo) -> None:
+def test_a_directory_without_skill_md_is_a_stray_folder(skill_repo: SkillRepo) -> None:
     skill_repo.write("skills/demo/references/a.md", "a\n")
-    assert (MD, "missing_skill_md") in codes(validate(skill_repo))
+    report = validate(skill_repo)
+    assert codes(report) == {("skills/demo", "stray_entry")} and report.ok and report.skills == []
 
 
-def test_it_rejects_a_symlinked_skill_directory(skill_repo: SkillRepo) -> None:
+def test_a_symlinked_skill_directory_is_never_followed(skill_repo: SkillRepo) -> None:
     skill_repo.write("elsewhere/demo/SKILL.md", skill_md("demo"))
     symlink(skill_repo, "skills/demo", "../elsewhere/demo")
-    assert codes(validate(skill_repo)) == {("skills/demo", "symlink")}
+    report = validate(skill_repo)
+    assert codes(report) == {("skills/demo", "stray_entry")} and report.skills == []
+    assert "symlink" in report.problems[0].message
 
 
-def test_it_rejects_a_submodule_as_a_skill(skill_repo: SkillRepo) -> None:
+def test_a_submodule_where_a_skill_would_be_is_never_read(skill_repo: SkillRepo) -> None:
     nested_repository(skill_repo, "skills/demo")
     skill_repo.commit()
-    assert codes(validate(skill_repo)) == {("skills/demo", "submodule")}
-    assert codes(validate_commit(skill_repo)) == {("skills/demo", "submodule")}
+    assert codes(validate(skill_repo)) == {("skills/demo", "stray_entry")}
+    assert codes(validate_commit(skill_repo)) == {("skills/demo", "stray_entry")}
 
 
 def test_it_rejects_an_id_that_differs_from_the_directory_name(skill_repo: SkillRepo) -> None:
@@ -617,7 +626,9 @@ def test_base_skills_carry_the_hash_and_version_of_each_skill(skill_repo: SkillR
     skill_repo.commit()
     report = validate(skill_repo)
     base = base_of(skill_repo)
-    assert base == {skill.id: BaseSkill(skill.content_hash, skill.version) for skill in report.skills}
+    assert base == {
+        skill.id: BaseSkill(skill.content_hash, skill.metadata.version) for skill in report.skills
+    }
     assert base["demo"].version == "1.2.3"
 
 

@@ -131,6 +131,7 @@ def test_list_is_ordered_by_id_with_metadata(mcp: McpClient, standard: Published
         "keywords": ["diff"],
         "requires": [],
         "required_zdr": False,
+        "path": "skills/alpha",
         "content_hash": alpha["content_hash"],
     }
     assert len(alpha["content_hash"]) == 64

@@ -30,6 +30,7 @@ def skill(skill_id: str, **fields) -> SkillEntry:  # type: ignore[no-untyped-def
         "skill_md_sha256": "1" * 64,
         "skill_md_size": 10,
         "files": (FileEntry("scripts/run.sh", 3, "2" * 64, "text/x-shellscript", True),),
+        "path": f"skills/{skill_id}",
         **fields,
     }
     return SkillEntry(id=skill_id, **values)
@@ -68,6 +69,7 @@ def test_metadata_is_the_skills_fields_in_order() -> None:
         "keywords": ["diff"],
         "requires": [],
         "required_zdr": False,
+        "path": "skills/alpha",
         "content_hash": "0" * 64,
     }
     assert list(wire.metadata(alpha)) == [
@@ -79,6 +81,7 @@ def test_metadata_is_the_skills_fields_in_order() -> None:
         "keywords",
         "requires",
         "required_zdr",
+        "path",
         "content_hash",
     ]
 

@@ -15,6 +15,9 @@ contents). For an uncleared caller:
   answer for an id that never existed, modulo that id.
 
 A cleared caller (SKILLS_ZDR_TOKENS) runs the same transcript and sees every ZDR skill.
+ZDR skills of both dialects take part: registry ones (`required_zdr: true`) and open ones
+in category folders, in each open spelling (top-level `required_zdr: true`, and
+`metadata: {required_zdr: "true"}`), with vendor keys and omitted files of their own.
 """
 
 import itertools
@@ -53,6 +56,38 @@ class ZdrSkill:
     keywords: tuple[str, ...]
     files: dict[str, str]
     markers: tuple[str, ...]  # strings found only in this skill
+    # The open dialect: the frontmatter lines besides name, description, tags and keywords
+    # ("" for the registry dialect), where the skill sits, and files it omits (not served).
+    open_front: str = ""
+    path: str = ""
+    omitted: tuple[str, ...] = ()
+
+    @property
+    def directory(self) -> str:
+        return self.path or f"skills/{self.id}"
+
+    def write(self, repo: SkillRepo) -> None:
+        if not self.open_front:
+            repo.add_skill(
+                self.id,
+                body=self.body,
+                files=dict(self.files),
+                name=self.name,
+                description=self.description,
+                tags=list(self.tags),
+                keywords=list(self.keywords),
+                required_zdr=True,
+            )
+            return
+        front = (
+            f"name: {self.name}\ndescription: {self.description}\n"
+            f"tags: [{', '.join(self.tags)}]\nkeywords: [{', '.join(self.keywords)}]\n{self.open_front}"
+        )
+        repo.write(f"{self.directory}/SKILL.md", f"---\n{front}---\n{self.body}")
+        for path, text in self.files.items():
+            repo.write(f"{self.directory}/{path}", text)
+        for path in self.omitted:
+            repo.write(f"{self.directory}/{path}", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
 
 
 ZDR_SKILLS = (
@@ -103,6 +138,47 @@ ZDR_SKILLS = (
         keywords=(),
         files={},
         markers=("ZDR-DESC-MARKER-f1r5", "ZDR-BODY-MARKER-0f1a"),
+    ),
+    # The open dialect, top-level required_zdr, in a dot-named category; a vendor key and an
+    # omitted file whose name is a marker (skills_get lists omitted files).
+    ZdrSkill(
+        id="open-zdr-vault",
+        name="open-zdr-vault",
+        description="ZDR-DESC-MARKER-0pen1 Audit the vault access log.",
+        body="ZDR-BODY-MARKER-0pen1b Read the access log, then review the grants.\n",
+        tags=("ops", "zdropentag"),
+        keywords=("ZDR-KEYWORD-MARKER-0pen1",),
+        files={"reference/grants.md": "ZDR-FILE-MARKER-0pen1f the grants\n"},
+        markers=(
+            "ZDR-DESC-MARKER-0pen1",
+            "ZDR-BODY-MARKER-0pen1b",
+            "zdropentag",
+            "ZDR-KEYWORD-MARKER-0pen1",
+            "ZDR-FILE-MARKER-0pen1f",
+            "ZDR-VENDOR-MARKER-0pen1v",
+            "ZDR-OMITTED-MARKER-0pen1o",
+        ),
+        open_front='required_zdr: true\nargument-hint: "ZDR-VENDOR-MARKER-0pen1v"\nlicense: MIT\n',
+        path="skills/.private/open-zdr-vault",
+        omitted=("assets/ZDR-OMITTED-MARKER-0pen1o.png",),
+    ),
+    # The open dialect, metadata.required_zdr, in a plain category; sorts between public skills.
+    ZdrSkill(
+        id="kilo-open-zdr",
+        name="kilo-open-zdr",
+        description="ZDR-DESC-MARKER-k1l0 Plan the confidential release.",
+        body="ZDR-BODY-MARKER-k1l0b Release steps for the confidential build.\n",
+        tags=("release",),
+        keywords=(),
+        files={"scripts/ship.sh": "#!/bin/sh\necho ZDR-FILE-MARKER-k1l0f\n"},
+        markers=(
+            "ZDR-DESC-MARKER-k1l0",
+            "ZDR-BODY-MARKER-k1l0b",
+            "ZDR-FILE-MARKER-k1l0f",
+            "ZDR-META-MARKER-k1l0m",
+        ),
+        open_front='metadata:\n  required_zdr: "true"\n  version: "1.0.0"\n  author: ZDR-META-MARKER-k1l0m\n',
+        path="skills/team/kilo-open-zdr",
     ),
 )
 ZDR_IDS = tuple(skill.id for skill in ZDR_SKILLS)
@@ -163,20 +239,15 @@ def registries(tmp_path_factory: pytest.TempPathFactory) -> Registries:
     """One repository, built once per module: two commits, published per test as needed."""
     repo = SkillRepo(tmp_path_factory.mktemp("zdr") / "repo", config=CONFIG)
     add_public_skills(repo)
+    # An open-dialect public skill in the category the second open ZDR skill sits in.
+    repo.write(
+        "skills/team/juliet/SKILL.md", "---\nname: juliet\ndescription: Review the ops notes.\n---\nSteps.\n"
+    )
     for skill in ZDR_SKILLS:
-        repo.add_skill(
-            skill.id,
-            body=skill.body,
-            files=dict(skill.files),
-            name=skill.name,
-            description=skill.description,
-            tags=list(skill.tags),
-            keywords=list(skill.keywords),
-            required_zdr=True,
-        )
+        skill.write(repo)
     with_zdr = repo.commit("public and ZDR skills")
     for skill in ZDR_SKILLS:
-        repo.remove(f"skills/{skill.id}")
+        repo.remove(skill.directory)
     without_zdr = repo.commit("public skills only")
     return Registries(repo, with_zdr, without_zdr)
 
@@ -329,7 +400,7 @@ def not_found_calls(skill_id: str, sha: str) -> list[Any]:
     """Every call naming one skill: for a ZDR or unknown id, each must be 'not found'."""
     paths = ["SKILL.md", "references/notes.md", "references/a.md", "scripts/check.sh"]
     for skill in ZDR_SKILLS:
-        paths += list(skill.files)
+        paths += [*skill.files, *skill.omitted]
     calls: list[Any] = [
         lambda c: c.call("skills_get", id=skill_id),
         lambda c: c.call("skills_get", id=skill_id, revision=sha),
@@ -512,6 +583,10 @@ def test_a_cleared_caller_sees_every_zdr_skill_through_the_same_calls(
         got = client.call("skills_get", id=skill.id)
         assert got["instructions"] == skill.body
         assert got["metadata"]["required_zdr"] is True
+        assert got["metadata"]["path"] == skill.directory
+        assert [entry["path"] for entry in got["omitted"]] == list(skill.omitted)
+        for path in skill.omitted:
+            assert client.call("skills_get_file", id=skill.id, path=path)["error"]["code"] == "FILE_NOT_FOUND"
         for path, text in skill.files.items():
             assert client.call("skills_get_file", id=skill.id, path=path)["text"] == text
             read = client.result("resources/read", {"uri": f"skill://{skill.id}/{path}"})
@@ -552,4 +627,4 @@ def test_the_fixture_has_zdr_skills_the_uncleared_list_does_not_show(
     cleared = [s["id"] for page in Recorder(ZDR_TOKEN).pages("skills_list", "skills") for s in page]
     uncleared = [s["id"] for page in Recorder(READ_TOKEN).pages("skills_list", "skills") for s in page]
     assert sorted(set(cleared) - set(uncleared)) == sorted(ZDR_IDS)
-    assert uncleared == ["alpha", "charlie", "delta", "lima", "omega"]
+    assert uncleared == ["alpha", "charlie", "delta", "juliet", "lima", "omega"]

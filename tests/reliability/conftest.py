@@ -16,6 +16,7 @@ import pytest
 from catalog.publishing import publish
 from tests.support.databases import SubprocessDatabase, TemplateDatabase
 from tests.support.mcp import McpClient, Registry, only_static_callers
+from tests.support.open_repos import EVERYTHING
 from tests.support.repos import SkillRepo
 from tests.support.standard import ZDR_ID, add_standard_skills
 from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
@@ -70,3 +71,18 @@ def registry(db: None, make_repo: Callable[..., SkillRepo]) -> Registry:
     sha = repo.commit("registry")
     publish(repo.root, sha)
     return Registry.of(repo, sha, frozenset({ZDR_ID}))
+
+
+@pytest.fixture
+def open_registry(db: None, make_repo: Callable[..., SkillRepo]) -> Registry:
+    """Repositories shaped like the public open-dialect ones, published together: what each
+    skill serves (SKILL.md and the files it does not omit) is all that may ever be read."""
+    repo = make_repo()
+    sha = EVERYTHING.build(repo)
+    publish(repo.root, sha)
+    files = {
+        skill.id: {"SKILL.md": EVERYTHING.raw(skill, "SKILL.md"), **EVERYTHING.served(skill)}
+        for skill in EVERYTHING.skills
+    }
+    zdr = frozenset(skill.id for skill in EVERYTHING.skills if skill.required_zdr)
+    return Registry(repo, sha, files, zdr)

@@ -1,8 +1,9 @@
 """Random frontmatter never crashes validation (docs/reference.md#skill-format, #validation):
 whatever bytes a SKILL.md holds (random bytes, random YAML documents, YAML's sharp corners:
-aliases and alias bombs, tags, huge numbers, impossible dates, deep nesting), parse_skill_file,
-validate_tree and check_skills answer with clean, bounded problems with a stable code, never an
-exception and never a hang. A malicious skill author can fail CI, but not break or stall it."""
+aliases and alias bombs, tags, huge numbers, impossible dates, deep nesting), in either
+dialect, parse_skill_file, validate_tree and check_skills answer with clean, bounded problems
+with a stable code, never an exception and never a hang; what the open dialect serves as
+written is JSON, and bounded. A malicious skill author can fail CI, but not break or stall it."""
 
 import io
 import json
@@ -20,8 +21,11 @@ from hypothesis import HealthCheck, example, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from catalog import validation
-from catalog.skillfile import KNOWN_KEYS, parse_skill_file
+from catalog import frontmatter_json, validation
+from catalog.open_dialect import OPEN_KEYS
+from catalog.registry_dialect import KNOWN_KEYS
+from catalog.report import printable
+from catalog.skillfile import parse_skill_file
 from catalog.trees import WorkingTree
 from catalog.validation import validate_tree
 from tests.support.project import PROJECT_DIR
@@ -99,7 +103,23 @@ NASTY_VALUES = [
     "!custom 1",
     "\t1",
 ]
-KEYS = [*KNOWN_KEYS, "required_zrd", "<<", "? x", "1", "null", "true", "id ", "'quoted'"]
+KEYS = [
+    *KNOWN_KEYS,
+    *OPEN_KEYS,
+    "required_zrd",
+    "Required_ZDR",
+    "versoin",
+    "licence",
+    "argument-hint",
+    "date",
+    "<<",
+    "? x",
+    "1",
+    "null",
+    "true",
+    "id ",
+    "'quoted'",
+]
 
 
 @st.composite
@@ -124,7 +144,11 @@ def yaml_texts(draw: st.DrawFn) -> str:
         return "\n".join(f"{key}: {value}" for key, value in lines)
     if kind == "bomb":
         key = draw(st.sampled_from(KEYS))
-        tail = draw(st.sampled_from(["", "tags: [*l4]", "files: *l4", "? *l4\n: x"]))
+        tail = draw(
+            st.sampled_from(
+                ["", "tags: [*l4]", "files: *l4", "? *l4\n: x", "metadata: {a: *l4}", "allowed-tools: *l4"]
+            )
+        )
         return f"{BOMB}\n{key}: *l4\n{tail}"
     return draw(st.text(max_size=200))
 
@@ -143,8 +167,9 @@ def skill_md_bytes(draw: st.DrawFn) -> bytes:
     return ("---\n" + front + "\n---\n" + body).encode("utf-8", "surrogatepass")
 
 
-def check_problem(code: str, message: str) -> None:
+def check_problem(code: str, message: str, severity: str = "error") -> None:
     assert code in CODES, f"undocumented problem code {code!r}"
+    assert severity in ("error", "warning")
     assert isinstance(message, str) and message.strip()
     assert len(message) <= MAX_MESSAGE_CHARS, message[:200]
     assert "Traceback" not in message
@@ -157,12 +182,21 @@ def check_problem(code: str, message: str) -> None:
 @example(raw=b"---\nschema_version: 0x" + b"f" * 5000 + b"\n---\nSteps.\n")
 @example(raw=b"---\nversion: 2001-13-45\n---\nSteps.\n")
 @example(raw=b"---\nid: !!float x\n---\nSteps.\n")
+@example(raw=f"---\nname: x\ndescription: D\n{BOMB}\nvendor: *l4\n---\nSteps.\n".encode())
+@example(raw=b"---\nname: x\ndescription: D\nbig: 0x" + b"f" * 5000 + b"\n---\nSteps.\n")
+@example(raw=b"\xef\xbb\xbf---\nname: x\ndescription: D\nwhen: 2026-01-01\n---\nSteps.\n")
+@example(raw=b"---\nname: x\ndescription: D\nmetadata: {required_zdr: yes}\n---\nSteps.\n")
 @FAST
 def test_parse_skill_file_answers_any_bytes_with_clean_problems(raw: bytes) -> None:
     parsed = parse_skill_file(raw)
     for problem in parsed.problems:
-        check_problem(problem.code, problem.message)
-    assert (parsed.frontmatter is None) == bool(parsed.problems)
+        check_problem(problem.code, problem.message, problem.severity)
+    assert (parsed.metadata is None) == bool(parsed.errors)
+    if parsed.frontmatter is not None:
+        # What is served as written is JSON, and no alias makes it much larger than the file.
+        encoded = frontmatter_json.encode(parsed.frontmatter)
+        assert json.loads(encoded) == parsed.frontmatter
+        assert len(encoded) <= 16 * len(raw) + 4096
 
 
 FILE_NAMES = [
@@ -172,6 +206,15 @@ FILE_NAMES = [
     "notes.md",
     "references/x.exe",
     "a b.md",
+    "assets/font.ttf",
+    "reference/deep/er/x.xsd",
+    ".hidden",
+    "assets/.gitkeep",
+    "bidi\u202egnp.md",
+    "tab\there.md",
+    "nested/SKILL.md",
+    "skill.md",
+    "100%.md",
 ]
 
 
@@ -182,6 +225,9 @@ BOMB_TARGETS = [
     "*l8 : x",
     "schema_version: *l8",
     "id: [*l8]",
+    "name: x\ndescription: D\nvendor-key: *l8",
+    "name: x\ndescription: D\nmetadata: {a: *l8}",
+    "name: x\ndescription: D\nallowed-tools: *l8",
 ]
 # In a child process, bounded in time and memory: an expanded bomb would hold the GIL inside
 # repr() (no thread can time it out) and grow by gigabytes.
@@ -192,7 +238,7 @@ from catalog.skillfile import parse_skill_file
 answers = []
 for raw in json.load(sys.stdin):
     parsed = parse_skill_file(raw.encode())
-    answers.append([[problem.code, problem.message] for problem in parsed.problems])
+    answers.append([[problem.code, problem.message, problem.severity] for problem in parsed.problems])
 print(json.dumps(answers))
 """
 
@@ -213,9 +259,9 @@ def test_an_alias_bomb_is_answered_at_once() -> None:
     answers = json.loads(done.stdout)
     assert len(answers) == len(BOMB_TARGETS)
     for problems in answers:
-        assert problems, "a bomb must not validate"
-        for code, message in problems:
-            check_problem(code, message)
+        assert any(severity == "error" for _, _, severity in problems), "a bomb must not validate"
+        for code, message, severity in problems:
+            check_problem(code, message, severity)
 
 
 @st.composite
@@ -229,7 +275,19 @@ def skill_dirs(draw: st.DrawFn) -> dict[str, Any]:
             max_size=3,
         )
     )
-    if draw(st.booleans()):
+    kind = draw(st.sampled_from(["registry", "open", "bytes"]))
+    if kind == "open":
+        meta: dict[str, Any] = {"name": skill_id, "description": "D"}
+        extra = draw(
+            st.dictionaries(
+                st.sampled_from(["version", "metadata", "required_zdr", "allowed-tools", "license", "x-key"]),
+                st.sampled_from(["1.0.0", "1.0", "true", True, ["Read"], {"version": "2.0.0"}, None]),
+                max_size=3,
+            )
+        )
+        head = yaml.safe_dump({**meta, **extra}) + draw(yaml_texts())
+        skill_md = ("---\n" + head + "\n---\nSteps.\n").encode("utf-8", "surrogatepass")
+    elif kind == "registry":
         listed = draw(st.lists(st.sampled_from([*files, "../escape.md", "/abs.md", "references/none.md"])))
         meta = {
             "schema_version": 1,
@@ -267,10 +325,9 @@ def test_validate_tree_and_check_skills_answer_any_skill_with_clean_problems(
         write_tree(root, skills)
         report = validate_tree(WorkingTree(root))
         for problem in report.problems:
-            check_problem(problem.code, problem.message)
+            check_problem(problem.code, problem.message, problem.severity)
             assert problem.path == "registry.config.json" or problem.path.startswith("skills/"), problem
-        if report.problems:
-            assert not report.ok
+        assert report.ok == (not report.errors)
 
         out = io.StringIO()
         try:
@@ -280,9 +337,14 @@ def test_validate_tree_and_check_skills_answer_any_skill_with_clean_problems(
             code = 0
         except SystemExit as exit_:
             code = exit_.code
+        out.getvalue().encode("utf-8")  # what a terminal or a pipe can take, whatever the names
         document = json.loads(out.getvalue())
         assert code == (0 if document["ok"] else 1)
         assert document["ok"] == report.ok
-        assert [(p["path"], p["code"]) for p in document["problems"]] == [
-            (p.path, p.code) for p in report.problems
+        assert [(p["path"], p["code"], p["severity"]) for p in document["problems"]] == [
+            (printable(p.path), p.code, p.severity) for p in report.problems
         ]
+        for problem in report.problems:
+            line = problem.line()
+            assert line.isprintable() and "\n" not in line
+            line.encode("utf-8")

@@ -2,7 +2,9 @@
 Whatever `path` reaches skills_get_file and whatever URI reaches resources/read, a successful
 read returns exactly the bytes of a file the skill lists (or its SKILL.md, for resources), of a
 skill the caller may see; everything else is INVALID_PATH, FILE_NOT_FOUND, SKILL_NOT_FOUND or
--32002. Nothing is ever looked up on a file system: the allowlist is the only way in."""
+-32002. Nothing is ever looked up on a file system: the allowlist is the only way in. In the
+open dialect the allowlist is what the skill serves: a file it omitted (binary, a dot-name)
+is as absent as one that never existed."""
 
 from typing import Any
 
@@ -21,13 +23,38 @@ SETTINGS = hsettings(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
-SKILL_IDS = ["alpha", "beta", "secret-ops", "ALPHA", "alpha ", "", "../alpha", "alpha/..", "nope"]
+SKILL_IDS = [
+    "alpha",
+    "beta",
+    "secret-ops",
+    "ALPHA",
+    "alpha ",
+    "",
+    "../alpha",
+    "alpha/..",
+    "nope",
+    # The open-dialect registry (open_registry): ZDR skills, one with omitted files.
+    "staff-handbook",
+    "ledger-export",
+    "poster-kit",
+    "form-filler",
+    ".curated/poster-kit",
+    "skills/.curated/poster-kit",
+]
 LISTED = [
     "references/guide.md",
     "references/api/auth.md",
     "scripts/run.sh",
     "templates/note.txt",
     "references/runbook.md",
+    "assets/fonts/Quillon-OFL.txt",
+    "assets/fonts/Quillon-Regular.ttf",
+    "assets/icon.png",
+    "assets/empty/.gitkeep",
+    "scripts/lib/__pycache__/geometry.cpython-312.pyc",
+    "rules/leave.md",
+    "references/columns.md",
+    "FORMS.md",
 ]
 SEGMENTS = [
     "",
@@ -59,6 +86,12 @@ SEGMENTS = [
     "ｒｅｆｅｒｅｎｃｅｓ",  # fullwidth: never folded to ASCII
     "guide.md ",
     "Guide.md",
+    "assets",
+    "fonts",
+    ".gitkeep",
+    "icon.png",
+    "FORMS.md",
+    ".curated",
 ]
 
 
@@ -101,21 +134,9 @@ def read_file(mcp: McpClient, skill_id: str, path: str) -> dict[str, Any]:
     return result["structuredContent"] | {"isError": result["isError"]}
 
 
-@pytest.mark.parametrize("zdr_cleared", [False, True], ids=["read-token", "zdr-token"])
-@given(skill_id=st.sampled_from(SKILL_IDS), path=paths())
-@example(skill_id="alpha", path="../beta/templates/note.txt")
-@example(skill_id="alpha", path="references/../../beta/SKILL.md")
-@example(skill_id="alpha", path="references/./guide.md")
-@example(skill_id="alpha", path="references//guide.md")
-@example(skill_id="alpha", path="SKILL.md")
-@example(skill_id="secret-ops", path="references/runbook.md")
-@example(skill_id="alpha", path="references/api/auth.md")
-@example(skill_id="beta", path="templates/note.txt")
-@SETTINGS
-def test_skills_get_file_serves_exactly_the_listed_files(
-    registry: Registry, mcp: McpClient, mcp_zdr: McpClient, zdr_cleared: bool, skill_id: str, path: str
+def check_file_answer(
+    registry: Registry, client: McpClient, zdr_cleared: bool, skill_id: str, path: str
 ) -> None:
-    client = mcp_zdr if zdr_cleared else mcp
     answer = read_file(client, skill_id, path)
     allowed = registry.visible(zdr_cleared)
     if not answer["isError"]:
@@ -136,18 +157,40 @@ def test_skills_get_file_serves_exactly_the_listed_files(
 
 
 @pytest.mark.parametrize("zdr_cleared", [False, True], ids=["read-token", "zdr-token"])
-@given(uri=uris())
-@example(uri="skill://alpha/../beta/SKILL.md")
-@example(uri="skill://alpha/references/../SKILL.md")
-@example(uri="skill://alpha//SKILL.md")
-@example(uri="skill://alpha/%53KILL.md")
-@example(uri="skill://secret-ops/SKILL.md")
-@example(uri="skill://alpha/SKILL.md")
+@given(skill_id=st.sampled_from(SKILL_IDS), path=paths())
+@example(skill_id="alpha", path="../beta/templates/note.txt")
+@example(skill_id="alpha", path="references/../../beta/SKILL.md")
+@example(skill_id="alpha", path="references/./guide.md")
+@example(skill_id="alpha", path="references//guide.md")
+@example(skill_id="alpha", path="SKILL.md")
+@example(skill_id="secret-ops", path="references/runbook.md")
+@example(skill_id="alpha", path="references/api/auth.md")
+@example(skill_id="beta", path="templates/note.txt")
 @SETTINGS
-def test_resources_read_serves_exactly_the_listed_files(
-    registry: Registry, mcp: McpClient, mcp_zdr: McpClient, zdr_cleared: bool, uri: str
+def test_skills_get_file_serves_exactly_the_listed_files(
+    registry: Registry, mcp: McpClient, mcp_zdr: McpClient, zdr_cleared: bool, skill_id: str, path: str
 ) -> None:
-    client = mcp_zdr if zdr_cleared else mcp
+    check_file_answer(registry, mcp_zdr if zdr_cleared else mcp, zdr_cleared, skill_id, path)
+
+
+@pytest.mark.parametrize("zdr_cleared", [False, True], ids=["read-token", "zdr-token"])
+@given(skill_id=st.sampled_from(SKILL_IDS), path=paths())
+@example(skill_id="poster-kit", path="assets/fonts/Quillon-OFL.txt")
+@example(skill_id="poster-kit", path="assets/fonts/Quillon-Regular.ttf")
+@example(skill_id="poster-kit", path="assets/icon.png")
+@example(skill_id="poster-kit", path="assets/empty/.gitkeep")
+@example(skill_id="form-filler", path="scripts/lib/__pycache__/geometry.cpython-312.pyc")
+@example(skill_id="form-filler", path="FORMS.md")
+@example(skill_id="staff-handbook", path="rules/leave.md")
+@example(skill_id="ledger-export", path="references/columns.md")
+@SETTINGS
+def test_an_open_skill_serves_exactly_what_it_does_not_omit(
+    open_registry: Registry, mcp: McpClient, mcp_zdr: McpClient, zdr_cleared: bool, skill_id: str, path: str
+) -> None:
+    check_file_answer(open_registry, mcp_zdr if zdr_cleared else mcp, zdr_cleared, skill_id, path)
+
+
+def check_read(registry: Registry, client: McpClient, zdr_cleared: bool, uri: str) -> None:
     reply = client.rpc("resources/read", {"uri": uri})
     allowed = registry.visible(zdr_cleared)
     served = {resource_uri(sid, path): data for sid, files in allowed.items() for path, data in files.items()}
@@ -159,3 +202,34 @@ def test_resources_read_serves_exactly_the_listed_files(
     else:
         assert reply["error"]["code"] == -32002, reply
         assert uri not in served, uri
+
+
+@pytest.mark.parametrize("zdr_cleared", [False, True], ids=["read-token", "zdr-token"])
+@given(uri=uris())
+@example(uri="skill://alpha/../beta/SKILL.md")
+@example(uri="skill://alpha/references/../SKILL.md")
+@example(uri="skill://alpha//SKILL.md")
+@example(uri="skill://alpha/%53KILL.md")
+@example(uri="skill://secret-ops/SKILL.md")
+@example(uri="skill://alpha/SKILL.md")
+@SETTINGS
+def test_resources_read_serves_exactly_the_listed_files(
+    registry: Registry, mcp: McpClient, mcp_zdr: McpClient, zdr_cleared: bool, uri: str
+) -> None:
+    check_read(registry, mcp_zdr if zdr_cleared else mcp, zdr_cleared, uri)
+
+
+@pytest.mark.parametrize("zdr_cleared", [False, True], ids=["read-token", "zdr-token"])
+@given(uri=uris())
+@example(uri="skill://poster-kit/assets/icon.png")
+@example(uri="skill://poster-kit/assets/empty/.gitkeep")
+@example(uri="skill://poster-kit/SKILL.md")
+@example(uri="skill://staff-handbook/SKILL.md")
+@example(uri="skill://payroll-notes/SKILL.md")
+@example(uri="skill://staff-handbook/rules/_index.md")
+@example(uri="skill://skills/.curated/poster-kit/SKILL.md")
+@SETTINGS
+def test_resources_of_open_skills_are_exactly_the_served_files(
+    open_registry: Registry, mcp: McpClient, mcp_zdr: McpClient, zdr_cleared: bool, uri: str
+) -> None:
+    check_read(open_registry, mcp_zdr if zdr_cleared else mcp, zdr_cleared, uri)

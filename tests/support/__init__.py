@@ -4,6 +4,7 @@
     skillmd         SKILL.md text (the tests' and the benchmark corpus's)
     repos           real git repositories of skills; registry configs
     standard        the standard skill set most tests serve
+    open_repos      repositories shaped like the public open Agent Skills ones
     tokens          the tokens the tests present, and the GitHub personas
     mcp             MCP clients (in process, over HTTP); published registries
     databases       databases of their own for manage.py and gunicorn subprocesses

@@ -2,7 +2,6 @@
 (docs/reference.md#commands). The rules and the output are the catalog's; this only
 parses the arguments and sets the exit code (0 valid, 1 problems, 2 bad arguments)."""
 
-import json
 import sys
 from typing import Any
 
@@ -39,9 +38,7 @@ class Command(BaseCommand):
         except TreeError as exc:
             raise CommandError(str(exc), returncode=EXIT_USAGE) from None
         if options["format"] == "json":
-            document = json.loads(report_json(report))
-            document["config"] = "defaults" if defaults else CONFIG_FILENAME
-            self.stdout.write(json.dumps(document, indent=2, ensure_ascii=False))
+            self.stdout.write(report_json(report, "defaults" if defaults else CONFIG_FILENAME))
         else:
             out, err = report_text(report)
             if defaults:

@@ -1,0 +1,164 @@
+"""The value rules both dialects of SKILL.md share (docs/reference.md#skill-format): one home
+for what a description, a version, a list of tags, keywords or requirements and
+required_zdr may be, whichever dialect names them.
+
+A FieldChecker collects problems rather than raising, so that an author sees every one of
+them in a single run of check_skills; each rule returns the value that passed, or None.
+"""
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import semver
+
+from catalog.strict_yaml import shown
+
+ERROR = "error"
+WARNING = "warning"
+
+ID_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+MAX_ID_CHARS = 64
+MAX_DESCRIPTION_CHARS = 1024
+# Characters str.splitlines() breaks on: a one-line name contains none of them.
+LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+@dataclass(frozen=True, slots=True)
+class FieldProblem:
+    code: str
+    message: str
+    severity: str = ERROR  # ERROR or WARNING
+
+
+def is_slug(value: str) -> bool:
+    return len(value) <= MAX_ID_CHARS and ID_PATTERN.fullmatch(value) is not None
+
+
+def parse_version(value: str) -> semver.Version | None:
+    """A SemVer 2.0.0 version, or None. `1.2`, `v1.2.3` and leading zeros are not versions."""
+    try:
+        return semver.Version.parse(value)
+    except (ValueError, TypeError):
+        return None
+
+
+def type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "mapping"
+    return type(value).__name__
+
+
+def duplicates(items: list[str]) -> list[str]:
+    seen: set[str] = set()
+    found: dict[str, None] = {}
+    for item in items:
+        if item in seen:
+            found[item] = None
+        seen.add(item)
+    return list(found)
+
+
+class FieldChecker:
+    """The shared rules; a dialect's checker adds its own keys on top."""
+
+    def __init__(self) -> None:
+        self.problems: list[FieldProblem] = []
+
+    def fail(self, code: str, message: str) -> None:
+        self.problems.append(FieldProblem(code, message))
+
+    def warn(self, code: str, message: str) -> None:
+        self.problems.append(FieldProblem(code, message, WARNING))
+
+    def type_error(self, key: str, expected: str, value: Any) -> None:
+        self.fail("invalid_type", f"{key} must be {expected}, not a {type_name(value)}")
+
+    def string(self, key: str, value: Any) -> str | None:
+        if not isinstance(value, str):
+            self.type_error(key, "a string", value)
+            return None
+        return value
+
+    def description(self, value: Any) -> str | None:
+        if self.string("description", value) is None:
+            return None
+        if not value.strip() or len(value) > MAX_DESCRIPTION_CHARS:
+            self.fail(
+                "invalid_description",
+                f"description must be 1 to {MAX_DESCRIPTION_CHARS} characters (it has {len(value)})",
+            )
+            return None
+        return value
+
+    def version(self, value: Any, key: str = "version") -> str | None:
+        if not isinstance(value, str):
+            # An unquoted 1.0 is a YAML number: say how to fix it.
+            self.type_error(key, 'a string such as "1.2.3"', value)
+            return None
+        if parse_version(value) is None:
+            self.fail(
+                "invalid_version", f"{key} {value!r} is not a semantic version (e.g. 1.2.3 or 1.0.0-rc.1)"
+            )
+            return None
+        return value
+
+    def string_list(self, key: str, value: Any) -> list[str] | None:
+        if not isinstance(value, list):
+            self.type_error(key, "a list of strings", value)
+            return None
+        bad = [item for item in value if not isinstance(item, str)]
+        if bad:
+            self.fail(
+                "invalid_type", f"{key} must be a list of strings; {shown(bad[0])} is a {type_name(bad[0])}"
+            )
+            return None
+        return value
+
+    def tags(self, value: Any) -> tuple[str, ...] | None:
+        tags = self.string_list("tags", value)
+        if tags is None:
+            return None
+        ok = True
+        for tag in tags:
+            if not is_slug(tag):
+                self.fail("invalid_tag", f"tag {tag!r} must be a slug like an id (e.g. 'data-export')")
+                ok = False
+        for tag in duplicates(tags):
+            self.fail("duplicate_tag", f"tag {tag!r} is listed more than once")
+            ok = False
+        return tuple(tags) if ok else None
+
+    def keywords(self, value: Any) -> tuple[str, ...] | None:
+        keywords = self.string_list("keywords", value)
+        if keywords is None:
+            return None
+        if any(not keyword.strip() for keyword in keywords):
+            self.fail("invalid_keyword", "keywords must not be empty or blank")
+            return None
+        return tuple(keywords)
+
+    def requires(self, value: Any) -> tuple[str, ...] | None:
+        requires = self.string_list("requires", value)
+        return None if requires is None else tuple(requires)
+
+    def required_zdr(self, value: Any) -> bool | None:
+        if not isinstance(value, bool):
+            hint = " (remove the quotes)" if isinstance(value, str) and value in ("true", "false") else ""
+            self.fail(
+                "invalid_required_zdr",
+                f"required_zdr must be true or false (a YAML boolean), "
+                f"not the {type_name(value)} {shown(value)}{hint}",
+            )
+            return None
+        return value
