@@ -1,9 +1,9 @@
 """HTTP views, thin: /healthz, and POST /mcp (MCP Streamable HTTP, stateless, JSON replies).
 
 A POST to /mcp: admission (mcpapi.admission: method, Origin, size, token, rate limit,
-media types, bounded body) -> parse one JSON-RPC message -> protocol.answer (version
-header, notifications, dispatch with the caller's snapshot view) -> one Outcome, sent and
-written to the access log.
+media types, bounded body) -> protocol.answer (one JSON-RPC message, its era and headers,
+notifications, dispatch with the caller's snapshot view) -> one Outcome, sent and written
+to the access log.
 """
 
 import time
@@ -14,9 +14,7 @@ from django.views.decorators.http import require_GET
 
 from accounts.callers import Caller
 from catalog.index import active_snapshot
-from mcpapi import access_log, admission, protocol, refusals
-from mcpapi.jsonrpc import MalformedMessage
-from mcpapi.jsonrpc import parse_message as parse_jsonrpc
+from mcpapi import access_log, admission, protocol
 from mcpapi.refusals import Refusal
 
 
@@ -38,12 +36,9 @@ def mcp(request: HttpRequest) -> HttpResponse:
     try:
         caller = admission.caller(request)
         admission.check_budget(request, caller)
-        message = parse_jsonrpc(admission.body(request))
-        outcome = protocol.answer(message, caller, request.headers)
+        outcome = protocol.answer(admission.body(request), caller, request.headers)
     except Refusal as refusal:
         outcome = refusal.outcome()
-    except MalformedMessage as error:
-        outcome = refusals.malformed(error).outcome()
     response = outcome.response()
     response["X-Request-ID"] = request_id
     access_log.write(request_id, caller, outcome, round((time.perf_counter() - started) * 1000, 2))

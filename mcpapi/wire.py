@@ -5,21 +5,25 @@ their JSON (docs/reference.md#tools). JSON is composed structurally: an object i
 Members (its `"key":value` text, without braces), and a value already encoded is a RawJson,
 put in as it is.
 
-A skill's metadata members are encoded on first use and kept per snapshot index, so a page
-of skills or search results is a join of stored fragments. The memo of an index is dropped
-with the index (it is keyed weakly), so it is bounded by the catalog's index cache.
+A skill's metadata members, and its Skill object of the skills extension, are encoded on
+first use and kept per snapshot index, so a page of skills or search results is a join of
+stored fragments. The memo of an index is dropped with the index (it is keyed weakly), so it
+is bounded by the catalog's index cache.
 """
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, NewType
 from weakref import WeakKeyDictionary
 
-from catalog.index import FileEntry, SkillEntry, SnapshotIndex, SnapshotRef, SnapshotView
+from catalog.index import FileEntry, SkillEntry, SnapshotIndex, SnapshotRef, SnapshotView, read_blob
 from catalog.search import SearchHit
+from catalog.skillfile import parse_skill_file
 from mcpapi.jsonrpc import RawJson, dumps_text
 
 API_VERSION = "1"
+SKILL_SCHEME = "skill://"
+SKILL_MD = "SKILL.md"
 
 # The members of one JSON object, `"a":1,"b":[2]`: what a larger object is made of.
 Members = NewType("Members", str)
@@ -45,10 +49,33 @@ def json_array(items: Iterable[RawJson]) -> RawJson:
     return RawJson("[" + ",".join(items) + "]")
 
 
+def with_members(value: RawJson | dict[str, Any], fields: Fields) -> RawJson:
+    """The object `value` (encoded or not) with `fields` added after its own members."""
+    if isinstance(value, RawJson):
+        assert value.startswith("{") and value.endswith("}"), "only an object takes members"
+        own = Members(value[1:-1])
+    else:
+        own = members(value.items())
+    return json_object(own, members(fields))
+
+
 # --- skills ------------------------------------------------------------------------------
 
-_metadata_memo: WeakKeyDictionary[SnapshotIndex, dict[str, Members]] = WeakKeyDictionary()
+# Per snapshot index: (what was encoded, skill id) -> its encoding.
+_memo: WeakKeyDictionary[SnapshotIndex, dict[tuple[str, str], str]] = WeakKeyDictionary()
 _memo_lock = threading.Lock()
+
+
+def _memoised(view: SnapshotView, kind: str, skill: SkillEntry, encode: Callable[[], str]) -> str:
+    memo = _memo.get(view.index)
+    if memo is None:
+        with _memo_lock:
+            memo = _memo.setdefault(view.index, {})
+    key = (kind, skill.id)
+    encoded = memo.get(key)
+    if encoded is None:  # two threads may both encode it: the same text, stored twice
+        encoded = memo[key] = encode()
+    return encoded
 
 
 def metadata(view: SnapshotView, skill: SkillEntry) -> RawJson:
@@ -77,26 +104,64 @@ def manifest_entry(entry: FileEntry) -> dict[str, Any]:
 
 
 def _metadata_members(view: SnapshotView, skill: SkillEntry) -> Members:
-    memo = _metadata_memo.get(view.index)
-    if memo is None:
-        with _memo_lock:
-            memo = _metadata_memo.setdefault(view.index, {})
-    encoded = memo.get(skill.id)
-    if encoded is None:  # two threads may both encode it: the same text, stored twice
-        encoded = memo[skill.id] = members(
+    return Members(_memoised(view, "metadata", skill, lambda: _encode_metadata(skill)))
+
+
+def _encode_metadata(skill: SkillEntry) -> Members:
+    return members(
+        (
+            ("id", skill.id),
+            ("name", skill.name),
+            ("description", skill.description),
+            ("version", skill.version),
+            ("tags", skill.tags),
+            ("keywords", skill.keywords),
+            ("requires", skill.requires),
+            ("required_zdr", skill.required_zdr),
+            ("content_hash", skill.content_hash),
+        )
+    )
+
+
+# --- the skills extension ---------------------------------------------------------------------
+
+
+def skill_uri(skill_id: str, path: str = SKILL_MD) -> str:
+    """A file of a skill as a resource: `skill://<id>/<path>` (docs/reference.md#mcp-methods)."""
+    return f"{SKILL_SCHEME}{skill_id}/{path}"
+
+
+def extension_skill(view: SnapshotView, skill: SkillEntry) -> RawJson:
+    """A Skill of the skills extension: the URI of its SKILL.md, its frontmatter as written, and
+    every file it serves (SKILL.md first) with the digest and size of the bytes resources/read
+    returns."""
+    return RawJson(_memoised(view, "extension", skill, lambda: _encode_extension_skill(skill)))
+
+
+def _encode_extension_skill(skill: SkillEntry) -> RawJson:
+    files = [(SKILL_MD, skill.skill_md_sha256, skill.skill_md_size)]
+    files += [(entry.path, entry.sha256, entry.size) for entry in skill.files]
+    return json_object(
+        members(
             (
-                ("id", skill.id),
-                ("name", skill.name),
-                ("description", skill.description),
-                ("version", skill.version),
-                ("tags", skill.tags),
-                ("keywords", skill.keywords),
-                ("requires", skill.requires),
-                ("required_zdr", skill.required_zdr),
-                ("content_hash", skill.content_hash),
+                ("uri", skill_uri(skill.id)),
+                ("frontmatter", frontmatter(skill)),
+                (
+                    "resources",
+                    [
+                        {"uri": skill_uri(skill.id, path), "digest": f"sha256:{sha256}", "size": size}
+                        for path, sha256, size in files
+                    ],
+                ),
             )
         )
-    return encoded
+    )
+
+
+def frontmatter(skill: SkillEntry) -> dict[str, Any]:
+    """The SKILL.md frontmatter of `skill`, every key as written, as JSON data."""
+    parsed = parse_skill_file(read_blob(skill.skill_md_sha256)).valid
+    return {key: list(value) if isinstance(value, tuple) else value for key, value in parsed.items()}
 
 
 # --- tool results --------------------------------------------------------------------------
