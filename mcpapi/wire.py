@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable
 from typing import Any, NewType
 from weakref import WeakKeyDictionary
 
+import yaml
+
 from catalog.index import FileEntry, SkillEntry, SnapshotIndex, SnapshotRef, SnapshotView, read_blob
 from catalog.search import SearchHit
 from catalog.skillfile import parse_skill_file
@@ -160,8 +162,15 @@ def _encode_extension_skill(skill: SkillEntry) -> RawJson:
 
 def frontmatter(skill: SkillEntry) -> dict[str, Any]:
     """The SKILL.md frontmatter of `skill`, every key as written, as JSON data."""
+    # Stand-in until the index carries the frontmatter itself: the keys as written, with the
+    # values the catalog checked.
     parsed = parse_skill_file(read_blob(skill.skill_md_sha256)).valid
-    return {key: list(value) if isinstance(value, tuple) else value for key, value in parsed.items()}
+    written = yaml.safe_load(read_blob(skill.skill_md_sha256).decode("utf-8").split("---\n")[1])
+    return {
+        key: list(value) if isinstance(value, tuple) else value
+        for key, value in parsed.items()
+        if key in written
+    }
 
 
 # --- tool results --------------------------------------------------------------------------

@@ -97,9 +97,11 @@ class McpClient:
         assert result["structuredContent"]["error"]["code"] == code, result
         return result["structuredContent"]
 
-    def invalid_params(self, tool: str, **arguments: Any) -> str:
-        error = self.error("tools/call", {"name": tool, "arguments": arguments})
-        assert error["code"] == -32602, error
+    def invalid_argument(self, tool: str, **arguments: Any) -> str:
+        """The message of the INVALID_ARGUMENT tool error `arguments` get; it names the tool."""
+        error = self.fails(tool, "INVALID_ARGUMENT", **arguments)["error"]
+        assert set(error) == {"code", "message"}, error
+        assert error["message"].startswith(f"{tool}: "), error
         return error["message"]
 
 

@@ -91,12 +91,12 @@ def test_the_metadata_memo_lives_as_long_as_its_index() -> None:
     view = view_of(alpha)
     first = wire.metadata(view, alpha)
     assert wire.metadata(view, alpha) == first
-    assert view.index in wire._metadata_memo
-    assert len(wire._metadata_memo[view.index]) == 1
-    before = len(wire._metadata_memo)
+    assert view.index in wire._memo
+    assert len(wire._memo[view.index]) == 1
+    before = len(wire._memo)
     del view
     gc.collect()
-    assert len(wire._metadata_memo) == before - 1
+    assert len(wire._memo) == before - 1
 
 
 def test_a_tool_result_carries_its_structured_content_twice_and_the_registry_fields() -> None:
