@@ -67,7 +67,7 @@ def answer(body: bytes, caller: Caller, headers: Mapping[str, str]) -> Outcome:
         message = parse_message(body)
     except MalformedMessage as error:
         era = eras.era_of_unparsed(headers)
-        return refusals.malformed(error, era.status(error.code)).outcome()
+        return refusals.malformed(error, era.status(error.code)).outcome(era=era.name)
     method = message.method
     tool = message.params.get("name") if method == "tools/call" else None
     tool = tool if isinstance(tool, str) else None
@@ -75,9 +75,9 @@ def answer(body: bytes, caller: Caller, headers: Mapping[str, str]) -> Outcome:
     try:
         era.admit(message, headers)
     except refusals.Refusal as refusal:
-        return refusal.outcome(rpc_method=method, tool=tool)
+        return refusal.outcome(rpc_method=method, tool=tool, era=era.name)
     if message.is_notification or message.is_response:
-        return Outcome(202, None, rpc_method=method, tool=tool)
+        return Outcome(202, None, rpc_method=method, tool=tool, era=era.name)
 
     def context_for(name: str) -> RequestContext:
         view = catalog.active_view(caller.zdr_cleared) if name in _READS_SKILLS else None
@@ -92,6 +92,7 @@ def answer(body: bytes, caller: Caller, headers: Mapping[str, str]) -> Outcome:
         tool=tool,
         rpc_error=reply.rpc_error,
         registry_sha=view.ref.sha if view is not None else None,
+        era=era.name,
     )
 
 

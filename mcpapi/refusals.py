@@ -46,9 +46,11 @@ class Refusal(Exception):
         self.data = data
         self.headers = headers
 
-    def outcome(self, *, rpc_method: str | None = None, tool: str | None = None) -> Outcome:
+    def outcome(
+        self, *, rpc_method: str | None = None, tool: str | None = None, era: str | None = None
+    ) -> Outcome:
         body = encode_error(self.request_id, self.code, self.message, self.data)
-        return Outcome(self.status, body, self.headers, rpc_method, tool, rpc_error=self.code)
+        return Outcome(self.status, body, self.headers, rpc_method, tool, rpc_error=self.code, era=era)
 
 
 def method_not_allowed() -> Refusal:

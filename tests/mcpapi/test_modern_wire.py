@@ -4,6 +4,7 @@ result of this revision carries."""
 
 import base64
 import json
+import logging
 
 import pytest
 
@@ -434,3 +435,12 @@ def test_string_ids_are_echoed_in_errors(modern: ModernMcp) -> None:
     )
     assert response.status_code == 404
     assert response.json()["id"] == "req-7"
+
+
+def test_the_access_log_names_each_requests_era(modern: ModernMcp, mcp: McpClient, caplog) -> None:
+    with caplog.at_level(logging.INFO, logger="mcpapi.access"):
+        modern.result("server/discover")
+        mcp.result("ping")
+        modern.error("tools/list", headers={"Mcp-Method": "x"}, status=400)
+    eras = [(record.rpc_method, record.era) for record in caplog.records if record.name == "mcpapi.access"]
+    assert eras == [("server/discover", "modern"), ("ping", "legacy"), ("tools/list", "modern")]
