@@ -12,7 +12,7 @@ PRODUCTION_LIKE_ENV = DJANGO_SECRET_KEY=lint-$$(head -c 48 /dev/urandom | od -An
 	DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS=1 DJANGO_SECURE_HSTS_PRELOAD=1 \
 	SKILLS_READ_TOKENS=lint-token DATABASE_URL=sqlite:///:memory:
 
-.PHONY: install run test lint conformance bench bench-full clean
+.PHONY: install run test test-fast lint conformance bench bench-full bench-search clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,9 +34,15 @@ run: install
 test: install
 	$(PY) -m pytest -n 2 --dist loadfile
 
+# The edit-test loop: everything but the suites that start gunicorn (e2e) and the load, crash
+# and hypothesis ones (reliability).
+test-fast: install
+	$(PY) -m pytest -n 2 --dist loadfile -q -m "not e2e and not reliability"
+
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	DJANGO_SECRET_KEY=lint $(VENV)/bin/mypy
 	$(VENV)/bin/actionlint
 	DJANGO_SECRET_KEY=lint $(PY) manage.py makemigrations --check --dry-run
 	$(PRODUCTION_LIKE_ENV) $(PY) manage.py check --deploy --fail-level WARNING
@@ -48,10 +54,14 @@ bench: install
 bench-full: install
 	$(PY) -m bench.run --skills 10000
 
+# Search quality on bench/search/ (docs/benchmarks.md, "Search quality"); no server, seconds.
+bench-search: install
+	$(PY) -m bench.search.run
+
 # The official MCP conformance suite (npm, with its own Node 22) against a local instance.
 conformance: install
 	cd conformance && npm ci --silent --no-audit --no-fund
 	$(PY) conformance/run.py
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .ruff_cache
+	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache

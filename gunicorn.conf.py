@@ -4,29 +4,21 @@ The worker class was chosen by measurement (docs/benchmarks.md): see GUNICORN_WO
 """
 
 import multiprocessing
-import os
 
+# The project's own typed readers: a bad value stops gunicorn at start-up, naming the variable.
+# gunicorn puts its working directory (the project root) on sys.path before reading this file.
+from skillsite.env import env_int, env_str
 
-def _int(name: str, default: int) -> int:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise SystemExit(f"{name} must be an integer, got {raw!r}") from None
-
-
-bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
+bind = env_str("GUNICORN_BIND", "127.0.0.1:8000")
 # Requests are CPU-bound and short (the index is in memory): one process per core plus one
 # to cover a worker blocked on I/O, capped so a large host doesn't multiply per-worker memory.
-workers = _int("GUNICORN_WORKERS", min(multiprocessing.cpu_count() + 1, 8))
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "gthread")
-threads = _int("GUNICORN_THREADS", 2)
-timeout = _int("GUNICORN_TIMEOUT", 30)
-graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
-keepalive = _int("GUNICORN_KEEPALIVE", 5)
-max_requests = _int("GUNICORN_MAX_REQUESTS", 0)
+workers = env_int("GUNICORN_WORKERS", min(multiprocessing.cpu_count() + 1, 8))
+worker_class = env_str("GUNICORN_WORKER_CLASS", "gthread")
+threads = env_int("GUNICORN_THREADS", 2)
+timeout = env_int("GUNICORN_TIMEOUT", 30)
+graceful_timeout = env_int("GUNICORN_GRACEFUL_TIMEOUT", 20)
+keepalive = env_int("GUNICORN_KEEPALIVE", 5)
+max_requests = env_int("GUNICORN_MAX_REQUESTS", 0)
 max_requests_jitter = max_requests // 10
 # Bounded request lines and headers (the body limit is enforced by the /mcp view).
 limit_request_line = 8190
@@ -34,12 +26,12 @@ limit_request_fields = 100
 limit_request_field_size = 8190
 # The application writes one structured access line per request (without tokens); gunicorn's
 # own access log is off unless asked for, and its format never includes request headers.
-accesslog = os.environ.get("GUNICORN_ACCESSLOG") or None
+accesslog = env_str("GUNICORN_ACCESSLOG") or None
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms'
 # X-Forwarded-* headers are trusted only from these proxy addresses.
-forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+forwarded_allow_ips = env_str("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 # gunicorn 27's runtime control socket is one fixed path per user: two instances on a host
 # would fight over it, and nothing here uses it.
-control_socket_disable = os.environ.get("GUNICORN_CONTROL_SOCKET", "") == ""
+control_socket_disable = env_str("GUNICORN_CONTROL_SOCKET") == ""
 if not control_socket_disable:
-    control_socket = os.environ["GUNICORN_CONTROL_SOCKET"]
+    control_socket = env_str("GUNICORN_CONTROL_SOCKET")

@@ -13,7 +13,7 @@ CONTRACT (mcpapi relies on it):
 
     challenge(error) -> str | None
         The WWW-Authenticate value to send: `www_authenticate`, plus RFC 9728's
-        resource_metadata when OAuth is on (SPEC §10), so OAuth clients find the
+        resource_metadata when OAuth is on (docs/reference.md#oauth), so OAuth clients find the
         authorization server and clients with a static header never see it.
 
 BearerTokenAuthentication is the same thing in Django REST framework's shape.

@@ -1,7 +1,7 @@
 """Who is calling, and what they may see. Knows nothing of MCP.
 
     resolve(token) -> Caller
-        The chain of SPEC §7, in order: the static environment tokens
+        The chain of docs/reference.md#callers-and-clearance, in order: the static environment tokens
         (SKILLS_ZDR_TOKENS cleared, SKILLS_READ_TOKENS not), the database
         service tokens, then a GitHub token checked against the allowlists.
         Raises InvalidToken, LoginNotAllowed or UpstreamUnavailable.
@@ -12,7 +12,7 @@
         The same rule for a login signed in through OAuth, which must also still
         be the GitHub account the database row was first signed in with.
 
-With OAuth on (SPEC §10), tokens this server issued ("sko_...") are looked up
+With OAuth on (docs/reference.md#oauth), tokens this server issued ("sko_...") are looked up
 after the static tokens and before GitHub, and are never sent to GitHub.
 
 Everything fails closed: no rule grants anything by default, and an error
@@ -24,6 +24,7 @@ import hmac
 import logging
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 
 from django.conf import settings
 
@@ -39,12 +40,30 @@ _TOKEN_RE = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 MAX_TOKEN_LENGTH = 1024
 
 
+class CallerKind(StrEnum):
+    TOKEN = "token"  # noqa: S105 - a static environment token ("env", "env-zdr") or a database one
+    GITHUB = "github"  # a GitHub personal access token
+    OAUTH = "oauth"  # an OAuth access token this server issued after a GitHub sign-in
+
+
 @dataclass(frozen=True, slots=True)
 class Caller:
-    # "token:<name>", "token:env", "token:env-zdr", "github:<login>" (a PAT) or "oauth:<login>"
-    # (an OAuth access token): never the token.
-    identity: str
+    """Who is calling (never the token): a kind, a name within it, and the ZDR clearance."""
+
+    kind: CallerKind
+    # The token's name for TOKEN; the GitHub login, as GitHub spells it, for GITHUB and OAUTH.
+    name: str
     zdr_cleared: bool
+
+    @property
+    def identity(self) -> str:
+        """The caller as one string, `kind:name` ("token:ci", "github:alice"): the access log's field."""
+        return f"{self.kind}:{self.name}"
+
+    @property
+    def login(self) -> str | None:
+        """The GitHub login behind this caller, whichever token it came with; None for a service token."""
+        return self.name if self.kind in (CallerKind.GITHUB, CallerKind.OAUTH) else None
 
     @property
     def is_authenticated(self) -> bool:
@@ -52,8 +71,8 @@ class Caller:
         return True
 
 
-ENV_READ_CALLER = Caller(identity="token:env", zdr_cleared=False)
-ENV_ZDR_CALLER = Caller(identity="token:env-zdr", zdr_cleared=True)
+ENV_READ_CALLER = Caller(CallerKind.TOKEN, "env", zdr_cleared=False)
+ENV_ZDR_CALLER = Caller(CallerKind.TOKEN, "env-zdr", zdr_cleared=True)
 
 
 def resolve(token: str) -> Caller:
@@ -67,7 +86,7 @@ def resolve(token: str) -> Caller:
         row = tokens.find_active(token)
         if row is None:
             raise InvalidToken()
-        return Caller(identity=f"token:{row.name}", zdr_cleared=row.zdr)
+        return Caller(CallerKind.TOKEN, row.name, zdr_cleared=row.zdr)
     if oauth_tokens.is_oauth_token(token):
         return caller_for_identity(oauth_tokens.identity_for(token))
     user = github.github_user(token)
@@ -100,16 +119,16 @@ def caller_for_login(login: str) -> Caller:
     ZDR_GITHUB_LOGINS or the database; cleared for ZDR if in ZDR_GITHUB_LOGINS
     or a database row with zdr set. Logins compare case-insensitively.
     """
-    return _caller(login, github_id=None, kind="github")
+    return _caller(login, github_id=None, kind=CallerKind.GITHUB)
 
 
 def caller_for_identity(identity: GitHubIdentity) -> Caller:
     """caller_for_login for an OAuth sign-in: a database row that recorded another GitHub
     account under this login (renamed, and the name taken by someone else) lets nobody in."""
-    return _caller(identity.login, github_id=identity.github_id, kind="oauth")
+    return _caller(identity.login, github_id=identity.github_id, kind=CallerKind.OAUTH)
 
 
-def _caller(login: str, *, github_id: int | None, kind: str) -> Caller:
+def _caller(login: str, *, github_id: int | None, kind: CallerKind) -> Caller:
     folded = login.lower()
     env_allowed = folded in {item.lower() for item in settings.ALLOWED_GITHUB_LOGINS}
     env_zdr = folded in {item.lower() for item in settings.ZDR_GITHUB_LOGINS}
@@ -121,4 +140,4 @@ def _caller(login: str, *, github_id: int | None, kind: str) -> Caller:
     if github_id is not None and row is not None and row[1] is not None and row[1] != github_id:
         logger.warning("GitHub login %s is now another GitHub account than the one allowed; refusing", login)
         raise LoginNotAllowed()
-    return Caller(identity=f"{kind}:{login}", zdr_cleared=env_zdr or db_zdr is True)
+    return Caller(kind, login, zdr_cleared=env_zdr or db_zdr is True)

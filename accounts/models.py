@@ -36,10 +36,6 @@ class ServiceToken(models.Model):
     def __str__(self) -> str:
         return f"token:{self.name}"
 
-    @property
-    def active(self) -> bool:
-        return self.revoked_at is None
-
 
 class AllowedLogin(models.Model):
     # GitHub logins are case-insensitive; storing them lower-cased keeps the
@@ -62,7 +58,7 @@ class AllowedLogin(models.Model):
 
 
 class GitHubIdentity(models.Model):
-    """The GitHub account behind a Django user, recorded at OAuth sign-in (SPEC §10).
+    """The GitHub account behind a Django user, recorded at OAuth sign-in (docs/reference.md#oauth).
 
     Keyed by GitHub's numeric id, which never changes; `login` is the name seen at the
     last sign-in, and is what the allowlists are checked against on every request.

@@ -1,4 +1,4 @@
-"""OAuth access tokens presented to /mcp (SPEC §10): whose GitHub identity is this token?
+"""OAuth access tokens presented to /mcp (docs/reference.md#oauth): whose GitHub identity is this token?
 
     identity_for(token) -> GitHubIdentity
         raises InvalidToken for anything that is not a live access token issued by this

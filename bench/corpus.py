@@ -5,10 +5,11 @@
 
 The same (skills, seed) always gives byte-identical files, so the same commit
 tree (commit SHAs differ only through the fixed author date, which is pinned
-too). Every skill is valid per SPEC §2: frontmatter with schema_version, id,
-name, description, version, tags, keywords, files, required_zdr (and sometimes
-requires); a Markdown body of 1-8 KB in total with the frontmatter; 0-4
-supporting files of 0.5-20 KB under references/, templates/ or scripts/.
+too). Every skill is valid (docs/reference.md#skill-format): frontmatter with
+schema_version, id, name, description, version, tags, keywords, files, required_zdr
+(and sometimes requires), written by tests/support/skillmd.py; a Markdown body of
+1-8 KB in total with the frontmatter; 0-4 supporting files of 0.5-20 KB under
+references/, templates/ or scripts/.
 Everything is ASCII apart from an occasional em dash, so byte and character
 sizes are close but not equal (paging code sees multi-byte characters).
 
@@ -33,7 +34,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+from bench.corpus_text import ADJECTIVES, KEYWORDS, NOUNS, TAGS, VERBS, Writer
+from tests.support.project import PROJECT_DIR
+from tests.support.skillmd import render_skill_md
+
 BASE_CONFIG_PATH = PROJECT_DIR / "registry.config.json"
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Bench",
@@ -45,82 +49,6 @@ GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
 }
 
-
-def _words(text: str) -> list[str]:
-    return list(dict.fromkeys(text.split()))
-
-
-# ---------------------------------------------------------------------------------------------
-# Vocabularies. Plain ASCII words an engineering team's skills would use.
-
-TAGS = _words("""
-kubernetes terraform docker helm aws gcp azure postgres mysql redis kafka rabbitmq python
-javascript typescript go rust java ruby bash security compliance privacy incident-response
-on-call observability logging metrics tracing testing code-review ci-cd release deployment
-rollback migrations database backups networking dns tls auth oauth api-design documentation
-onboarding performance profiling caching frontend accessibility mobile data-pipelines
-analytics machine-learning cost-management git refactoring dependencies licensing support
-""")
-
-VERBS = _words("""
-deploy review migrate debug profile rotate audit restore benchmark document triage release
-configure provision upgrade monitor validate refactor package publish scaffold bootstrap
-rollback harden tune archive backfill reindex schedule verify reconcile investigate escalate
-summarize draft plan estimate test lint format trace replay sample shard partition compress
-encrypt sign approve merge rebase bisect cherry-pick tag label route throttle cache warm
-drain cordon scale snapshot clone seed seal unseal mirror vendor pin patch triage measure
-""")
-
-ADJECTIVES = _words("""
-safe fast minimal incremental blue-green canary zero-downtime idempotent reproducible secure
-structured weekly nightly quarterly staged partial full cold warm internal external legacy
-regional multi-tenant read-only audited encrypted versioned atomic parallel batched streaming
-lazy eager strict lenient shared private public stale fresh noisy flaky critical routine
-""")
-
-NOUNS = _words("""
-cluster service database schema index migration release changelog incident postmortem runbook
-dashboard alert pipeline workflow job queue topic consumer producer cache certificate secret
-token credential policy role permission bucket volume snapshot backup replica shard partition
-endpoint gateway proxy load-balancer dns-record domain container image registry artifact
-package dependency lockfile manifest chart module library function handler middleware request
-response payload contract interface client server worker scheduler cron budget invoice report
-metric trace span log sampler profile benchmark fixture test suite coverage branch commit
-pull-request diff patch hotfix feature flag experiment cohort dataset model notebook table
-view report ticket customer account tenant region zone node pod namespace deployment ingress
-""")
-
-TOOLS = _words("""
-kubectl terraform helm docker git make pytest ruff npm cargo go psql redis-cli aws gcloud az
-jq curl openssl ssh rsync tar gzip sed awk grep systemctl journalctl strace perf py-spy
-""")
-
-FILLER = _words("""
-the a an this that each every any our your their its before after during while when then
-if unless so because only also never always first next finally carefully quickly again
-with without into onto from to for of on in at by over under between across through per
-""")
-
-KEYWORDS = list(dict.fromkeys(NOUNS + TOOLS))
-# Running text draws from these lists, filler words (the, with, before...) most often; a skill's
-# own topic (its tags, and now and then any tag) comes up in about one sentence in three, so a
-# technology name is found mostly in the skills about it, as in a real registry.
-WORD_POOL = NOUNS * 2 + VERBS + ADJECTIVES + FILLER * 5
-TOPIC_RATE = 0.35
-CONNECTORS = ["Before you", "After you", "When you", "Once you", "If you need to", "Never", "Always"]
-SECTIONS = [
-    "When to use",
-    "Before you start",
-    "Steps",
-    "Checks",
-    "Common mistakes",
-    "Rollback",
-    "Examples",
-    "Troubleshooting",
-    "Notes",
-    "References",
-]
-EM_DASH = "\u2014"
 
 SCRIPT_EXTENSIONS = (".sh", ".py", ".js", ".ts", ".rb")
 TEXT_EXTENSIONS = (".md", ".txt")
@@ -168,165 +96,16 @@ class Corpus:
         return data
 
 
-class Writer:
-    """Text from the vocabularies, driven by one random.Random so that it is reproducible."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
-        self.topic: list[str] = []
-
-    def words(self, low: int, high: int) -> list[str]:
-        rng = self.rng
-        words = rng.choices(WORD_POOL, k=rng.randint(low, high))
-        if rng.random() < TOPIC_RATE:
-            pool = self.topic if self.topic and rng.random() < 0.9 else TAGS
-            words[rng.randrange(len(words))] = rng.choice(pool)
-        return words
-
-    def sentence(self) -> str:
-        rng = self.rng
-        roll = rng.random()
-        if roll < 0.25:
-            text = (
-                f"{rng.choice(CONNECTORS)} {rng.choice(VERBS)} the {rng.choice(ADJECTIVES)} "
-                f"{rng.choice(NOUNS)}, {' '.join(self.words(4, 10))}"
-            )
-        elif roll < 0.4:
-            text = (
-                f"Run `{rng.choice(TOOLS)} {rng.choice(VERBS)} {rng.choice(NOUNS)}` to "
-                f"{rng.choice(VERBS)} the {rng.choice(NOUNS)} {' '.join(self.words(2, 6))}"
-            )
-        elif roll < 0.45:
-            text = f"{' '.join(self.words(3, 7))} {EM_DASH} {' '.join(self.words(3, 7))}"
-        else:
-            text = " ".join(self.words(7, 18))
-        return text[0].upper() + text[1:] + "."
-
-    def paragraph(self) -> str:
-        return " ".join(self.sentence() for _ in range(self.rng.randint(2, 5)))
-
-    def bullets(self, numbered: bool) -> str:
-        lines = []
-        for number in range(1, self.rng.randint(3, 7) + 1):
-            mark = f"{number}." if numbered else "-"
-            lines.append(f"{mark} {self.sentence()}")
-        return "\n".join(lines)
-
-    def code_block(self) -> str:
-        rng = self.rng
-        lines = [
-            f"{rng.choice(TOOLS)} {rng.choice(VERBS)} {rng.choice(NOUNS)} --{rng.choice(ADJECTIVES)}"
-            for _ in range(rng.randint(1, 5))
-        ]
-        return "```sh\n" + "\n".join(lines) + "\n```"
-
-    def markdown(self, title: str, target: int) -> str:
-        """A Markdown document of about `target` bytes (never more), cut on a block boundary."""
-        blocks = [f"# {title}", self.paragraph()]
-        sections = list(SECTIONS)
-        self.rng.shuffle(sections)
-        size = sum(len(block.encode()) + 2 for block in blocks)
-        index = 0
-        while True:
-            kind = self.rng.random()
-            if index < len(sections) and (kind < 0.3 or size < 200):
-                block = f"## {sections[index]}"
-                index += 1
-            elif kind < 0.55:
-                block = self.paragraph()
-            elif kind < 0.75:
-                block = self.bullets(numbered=kind < 0.65)
-            else:
-                block = self.code_block()
-            grown = size + len(block.encode()) + 2
-            if grown > target:
-                break
-            blocks.append(block)
-            size = grown
-        return "\n\n".join(blocks) + "\n"
-
-    def plain_text(self, target: int) -> str:
-        """Paragraphs of plain text, about `target` bytes (never more)."""
-        parts: list[str] = []
-        size = 0
-        while True:
-            block = self.paragraph() + "\n\n"
-            if size + len(block.encode()) > target:
-                return "".join(parts)
-            parts.append(block)
-            size += len(block.encode())
-
-    def script(self, ext: str, target: int) -> str:
-        rng = self.rng
-        comment = "//" if ext in (".js", ".ts") else "#"
-        header = {
-            ".sh": "#!/usr/bin/env bash\nset -euo pipefail\n",
-            ".py": "#!/usr/bin/env python3\n",
-            ".rb": "#!/usr/bin/env ruby\n",
-            ".js": '"use strict";\n',
-            ".ts": "export {};\n",
-        }[ext]
-        parts = [header]
-        size = len(header)
-        while True:
-            name = f"{rng.choice(VERBS)}_{rng.choice(NOUNS)}".replace("-", "_")
-            arg = rng.choice(NOUNS).replace("-", "_")
-            lines = [f"{comment} {self.sentence()}"]
-            if ext == ".sh":
-                lines += [f"{name}() {{", f'  local {arg}="$1"']
-                lines += [
-                    f'  {rng.choice(TOOLS)} {rng.choice(VERBS)} "${arg}"' for _ in range(rng.randint(1, 4))
-                ]
-                lines += ["}"]
-            elif ext == ".py":
-                lines += [f"def {name}({arg}):"]
-                lines += [f"    {arg} = {arg}.{rng.choice(VERBS).replace('-', '_')}()" for _ in range(2)]
-                lines += [f"    return {arg}"]
-            elif ext == ".rb":
-                lines += [f"def {name}({arg})", f"  {arg}.{rng.choice(VERBS).replace('-', '_')}", "end"]
-            else:
-                typed = f"{arg}: string" if ext == ".ts" else arg
-                lines += [f"function {name}({typed}) {{", f"  return {arg}.trim();", "}"]
-            block = "\n".join(lines) + "\n\n"
-            if size + len(block.encode()) > target:
-                break
-            parts.append(block)
-            size += len(block.encode())
-        return "".join(parts)
-
-
 def _log_uniform(rng: random.Random, low: int, high: int) -> int:
     return int(math.exp(rng.uniform(math.log(low), math.log(high))))
 
 
-def _quote(text: str) -> str:
-    # A JSON string is a valid YAML double-quoted scalar: no YAML typing surprises.
-    return json.dumps(text, ensure_ascii=False)
-
-
-def _yaml_list(key: str, items: list[str]) -> str:
-    if not items:
-        return f"{key}: []\n"
-    return f"{key}:\n" + "".join(f"  - {_quote(item)}\n" for item in items)
-
-
-def render_skill_md(meta: dict, body: str) -> str:
-    lines = [
-        "---\n",
-        "schema_version: 1\n",
-        f"id: {_quote(meta['id'])}\n",
-        f"name: {_quote(meta['name'])}\n",
-        f"description: {_quote(meta['description'])}\n",
-        f"version: {_quote(meta['version'])}\n",
-        _yaml_list("tags", meta["tags"]),
-        _yaml_list("keywords", meta["keywords"]),
-    ]
-    if meta.get("requires"):
-        lines.append(_yaml_list("requires", meta["requires"]))
-    lines.append(_yaml_list("files", meta["files"]))
-    lines.append(f"required_zdr: {'true' if meta['required_zdr'] else 'false'}\n")
-    lines.append("---\n")
-    return "".join(lines) + body
+def skill_md_text(meta: dict, body: str) -> str:
+    """SKILL.md of the registry dialect: schema_version first, `requires` only when there are some."""
+    ordered = {"schema_version": 1, **meta}
+    if not ordered["requires"]:
+        del ordered["requires"]
+    return render_skill_md(ordered, body)
 
 
 def generate_skills(count: int, seed: int) -> tuple[list[SkillInfo], dict[str, str]]:
@@ -388,7 +167,7 @@ def generate_skills(count: int, seed: int) -> tuple[list[SkillInfo], dict[str, s
             "required_zdr": zdr,
         }
         target = _log_uniform(rng, 1024, 8 * 1024)
-        head = render_skill_md(meta, "")
+        head = skill_md_text(meta, "")
         body = writer.markdown(name, max(300, target - len(head.encode())))
         text = head + body
         while len(text.encode()) < 1024:

@@ -1,6 +1,8 @@
 """What serving /mcp through a DRF APIView would cost, against the plain Django view it is.
 
     .venv/bin/python -m bench.view_overhead [--requests 5000] [--runs 7]
+    valgrind --tool=callgrind --instr-atstart=no \
+        .venv/bin/python -m bench.view_overhead --callgrind drf:ping --requests 250
 
 Both variants run in this one process over the same published database (the bundled skills/
 at HEAD, in a temporary SQLite file) and the same pieces (mcpapi.admission, refusals,
@@ -14,6 +16,9 @@ Each run sends `--requests` requests of one kind through django.test.Client (the
 middleware stack) and measures the process's CPU time (time.process_time), not wall time:
 the machine may be shared. Runs alternate between the variants; the report gives the median
 CPU microseconds per request of each and the spread of the plain variant's runs (the noise).
+With --callgrind, callgrind counts the instructions of the requests of one variant and kind
+only (setup and warm-up are not instrumented): the difference of two such counts (e.g. 250
+and 50 requests) over the difference in requests is a figure no other load can move.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import logging
 import math
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -81,7 +87,6 @@ def drf_urlconf() -> object:
     from accounts.errors import NotAuthenticated as NoCredentials
     from mcpapi import access_log, admission, protocol, refusals, throttling
     from mcpapi.jsonrpc import MalformedMessage, parse_message
-    from mcpapi.origin import origin_allowed
     from mcpapi.refusals import Refusal
 
     class AcceptLater(BaseContentNegotiation):
@@ -127,22 +132,13 @@ def drf_urlconf() -> object:
             return response
 
         def initial(self, request: Request, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-            # Method, Origin and declared size come before authentication; admission.caller
-            # authenticates too, so it is the DRF authenticator's turn only after these.
-            django_request = request._request
-            if request.method != "POST":
-                raise refusals.method_not_allowed()
-            origin = django_request.META.get("HTTP_ORIGIN")
-            if origin is not None and not origin_allowed(origin):
-                raise refusals.forbidden_origin()
-            declared = admission._declared_length(django_request)
-            if declared is not None and declared > settings.MCP_MAX_BODY_BYTES:
-                raise refusals.too_large(settings.MCP_MAX_BODY_BYTES)
+            # Method, Origin and declared size come before authentication, as in the plain view.
+            admission.screen(request._request)
             super().initial(request, *args, **kwargs)
 
         def post(self, request: Request) -> HttpResponse:
             message = parse_message(admission.body(request._request))
-            self.outcome = protocol.answer(message, request.user, request._request.headers)
+            self.outcome = protocol.answer(message, request.user, admission.Headers(request._request))
             return self.outcome.response()
 
         def http_method_not_allowed(self, request, *args, **kwargs):  # type: ignore[no-untyped-def]
@@ -157,7 +153,7 @@ def drf_urlconf() -> object:
             elif isinstance(exc, exceptions.NotAuthenticated):
                 exc = refusals.not_let_in(NoCredentials())
             elif isinstance(exc, MalformedMessage):
-                exc = refusals.malformed(exc)
+                exc = protocol.malformed(exc, admission.Headers(self.request._request))
             if isinstance(exc, Refusal):
                 self.outcome = exc.outcome()
                 return self.outcome.response()
@@ -185,6 +181,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--requests", type=int, default=5000)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument(
+        "--callgrind",
+        metavar="VARIANT:REQUEST",
+        help="under valgrind --tool=callgrind --instr-atstart=no: count instructions of --requests "
+        "requests of one kind (e.g. drf:ping) and nothing else",
+    )
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as work:
@@ -198,32 +200,43 @@ def main(argv: list[str] | None = None) -> int:
 
         view = active_view(False)
         assert view is not None
-        skill_id = view.skills[0].id
         bodies = {
             "ping": {"jsonrpc": "2.0", "id": 1, "method": "ping"},
             "skills_get": {
                 "jsonrpc": "2.0",
                 "id": 1,
                 "method": "tools/call",
-                "params": {"name": "skills_get", "arguments": {"id": skill_id}},
+                "params": {"name": "skills_get", "arguments": {"id": view.skills[0].id}},
             },
         }
         variants = {"plain": override_settings(), "drf": override_settings(ROOT_URLCONF=drf_urlconf())}
         client = Client()
-        # The same answers from both, byte for byte (after the request id header).
+        # The same answers from both, byte for byte, each from its own view.
         for name, body in bodies.items():
             answers = set()
-            for variant in variants.values():
-                with variant:
-                    answers.add(
-                        client.post(
-                            "/mcp",
-                            data=json.dumps(body),
-                            content_type="application/json",
-                            headers={"Authorization": f"Bearer {TOKEN}"},
-                        ).content
+            for variant, settings in variants.items():
+                with settings:
+                    response = client.post(
+                        "/mcp",
+                        data=json.dumps(body),
+                        content_type="application/json",
+                        headers={"Authorization": f"Bearer {TOKEN}"},
                     )
+                    # (resolver_match is worked out when read: inside the variant's settings)
+                    assert hasattr(response.resolver_match.func, "view_class") == (variant == "drf")
+                answers.add(response.content)
             assert len(answers) == 1, name
+
+        if args.callgrind:
+            variant, name = args.callgrind.split(":")
+            with variants[variant]:
+                encoded = json.dumps(bodies[name]).encode()
+                measure(client, encoded, 100)
+                callgrind("on")
+                measure(client, encoded, args.requests)
+                callgrind("off")
+            return 0
+
         print(
             f"{args.requests} requests a run, {args.runs} runs a variant, CPU µs per request (process_time)"
         )
@@ -237,21 +250,32 @@ def main(argv: list[str] | None = None) -> int:
                 for variant, settings in variants.items():
                     with settings:
                         figures[variant].append(measure(client, encoded, args.requests))
-            plain, drf = (statistics.median(figures[variant]) for variant in variants)
-            # Runs of a pair ran back to back, so their difference is less exposed to the
-            # machine's other load than either figure.
-            paired = [d - p for p, d in zip(figures["plain"], figures["drf"], strict=True)]
-            slower = sum(difference > 0 for difference in paired)
-            difference = statistics.median(paired)
-            spread = max(figures["plain"]) - min(figures["plain"])
-            print(
-                f"{name:>10}: plain {plain:6.1f}  drf {drf:6.1f}  paired difference median "
-                f"{difference:+6.1f} ({difference / plain:+.1%}), drf slower in {slower} of "
-                f"{len(paired)} pairs; plain runs spread {spread:.1f}"
-            )
-            print(f"{'':>12}plain {', '.join(f'{x:.0f}' for x in figures['plain'])}")
-            print(f"{'':>12}drf   {', '.join(f'{x:.0f}' for x in figures['drf'])}")
+            report(name, figures)
     return 0
+
+
+def report(name: str, figures: dict[str, list[float]]) -> None:
+    plain, drf = statistics.median(figures["plain"]), statistics.median(figures["drf"])
+    # Runs of a pair ran back to back, so their difference is less exposed to the machine's
+    # other load than either figure.
+    paired = [d - p for p, d in zip(figures["plain"], figures["drf"], strict=True)]
+    slower = sum(difference > 0 for difference in paired)
+    difference = statistics.median(paired)
+    spread = max(figures["plain"]) - min(figures["plain"])
+    print(
+        f"{name:>10}: plain {plain:6.1f}  drf {drf:6.1f}  paired difference median "
+        f"{difference:+6.1f} ({difference / plain:+.1%}), drf slower in {slower} of "
+        f"{len(paired)} pairs; plain runs spread {spread:.1f}"
+    )
+    print(f"{'':>12}plain {', '.join(f'{x:.0f}' for x in figures['plain'])}")
+    print(f"{'':>12}drf   {', '.join(f'{x:.0f}' for x in figures['drf'])}")
+
+
+def callgrind(state: str) -> None:
+    """Turn callgrind's instrumentation of this process on or off (a no-op without valgrind)."""
+    subprocess.run(
+        ["callgrind_control", "--instr=" + state, str(os.getpid())], check=False, capture_output=True
+    )
 
 
 if __name__ == "__main__":

@@ -4,3 +4,6 @@ from django.apps import AppConfig
 class CatalogConfig(AppConfig):
     name = "catalog"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from catalog import checks  # noqa: F401 - registers the system checks

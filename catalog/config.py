@@ -1,4 +1,5 @@
-"""registry.config.json: load and validate into a typed, immutable object (SPEC §3).
+"""registry.config.json: load and validate into a typed, immutable object
+(docs/reference.md#registryconfigjson).
 
 The config at a commit governs that commit, so it is parsed from bytes (read
 from whichever tree is being validated) and stored with each snapshot.

@@ -1,6 +1,6 @@
-"""The content hash of a skill (SPEC §9): SHA-256 over its SKILL.md bytes and each
-supporting file's path and SHA-256, in path order. Stored in snapshots and compared
-across revisions, so its byte layout must never change."""
+"""The content hash of a skill (docs/reference.md#validation): SHA-256 over its SKILL.md
+bytes and each supporting file's path and SHA-256, in path order. Stored in snapshots and
+compared across revisions, so its byte layout must never change."""
 
 import hashlib
 from collections.abc import Iterable

@@ -28,6 +28,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import InitVar, dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING
 
 from django.db import connection
@@ -76,7 +77,12 @@ class SkillEntry:
     requires: tuple[str, ...]
     required_zdr: bool
     content_hash: str
-    instructions: InitVar[str]  # kept as UTF-8 (see the `instructions` property below)
+    if TYPE_CHECKING:
+        # What callers see: an argument of __init__, then a str attribute (the property set
+        # on the class below).
+        instructions: str
+    else:
+        instructions: InitVar[str]  # kept as UTF-8 in _instructions_utf8
     skill_md_sha256: str
     skill_md_size: int
     files: tuple[FileEntry, ...]  # sorted by path; SKILL.md is not one
@@ -86,7 +92,8 @@ class SkillEntry:
     # bench corpus's bodies). Decoded when read (skills_get; search decodes at build).
     _instructions_utf8: bytes = field(default=b"", init=False, repr=False)
 
-    def __post_init__(self, instructions: str) -> None:
+    def __post_init__(self, *init_vars: str) -> None:
+        [instructions] = init_vars  # the one InitVar (a plain field to type checkers)
         object.__setattr__(self, "_files_by_path", {entry.path: entry for entry in self.files})
         object.__setattr__(self, "_instructions_utf8", instructions.encode("utf-8", "surrogatepass"))
 
@@ -101,7 +108,8 @@ def _instructions(self: SkillEntry) -> str:
 
 
 # Set after the dataclass is made, so that `instructions` stays an __init__ argument.
-SkillEntry.instructions = property(_instructions)  # type: ignore[assignment,method-assign]
+if not TYPE_CHECKING:  # type checkers already see a str attribute
+    SkillEntry.instructions = property(_instructions)
 
 
 class VisibleIndex:
@@ -175,9 +183,9 @@ class SnapshotView:
     def search_index(self) -> "SearchIndex":
         """Search (and tag filtering) over these skills, built once per process per SHA and
         clearance: statistics over skills hidden from this caller never reach it."""
-        from catalog.search import SearchIndex  # here: catalog.search imports this module
-
-        return _search_indexes.get((self.ref.sha, self.zdr_cleared), lambda: SearchIndex(self.visible.skills))
+        return _search_indexes.get(
+            (self.ref.sha, self.zdr_cleared), partial(_build_search_index, self.visible)
+        )
 
     def serves(self, revision: str) -> bool:
         """Whether `revision` names this snapshot (see find_snapshot for the rule)."""
@@ -188,6 +196,12 @@ class SnapshotView:
             return True
         found = find_snapshot(wanted)  # None when the prefix names several snapshots
         return found is not None and found.sha == self.ref.sha
+
+
+def _build_search_index(visible: VisibleIndex) -> "SearchIndex":
+    from catalog.search import SearchIndex  # here: catalog.search imports this module
+
+    return SearchIndex(visible.skills)
 
 
 class SnapshotNotFound(LookupError):
@@ -255,7 +269,9 @@ def find_snapshot(revision: str) -> SnapshotRef | None:
     rows = list(matches.values_list("sha", "published_at")[:2])
     if len(rows) != 1:
         return None
-    return SnapshotRef(sha=rows[0][0], published_at=rows[0][1])
+    [(sha, published_at)] = rows
+    assert published_at is not None  # only published snapshots were asked for
+    return SnapshotRef(sha=sha, published_at=published_at)
 
 
 _indexes: SingleFlightLru[str, SnapshotIndex] = SingleFlightLru(INDEX_CACHE_SIZE)

@@ -1,4 +1,4 @@
-"""Snapshots of the skills repository, content-addressed (SPEC §1, §4).
+"""Snapshots of the skills repository, content-addressed (docs/reference.md#commands).
 
 A snapshot is one published commit. Its skills are SkillVersion rows shared by
 every snapshot that holds the same content (keyed by the skill's content hash),
@@ -6,8 +6,9 @@ and file bytes are Blob rows shared by everything with the same SHA-256. So a
 one-skill change on top of 10,000 skills stores one SkillVersion, its new blobs
 and 10,000 small SnapshotSkill rows.
 
-Rows are written only by catalog.publishing (publish, prune), in one
-transaction under the publish lock; everything else only reads them.
+Rows are written only by publish (catalog.storage, catalog.publishing) and prune
+(catalog.snapshots), in one transaction under the publish lock; everything else only
+reads them.
 """
 
 from django.db import models
@@ -82,7 +83,7 @@ class Snapshot(models.Model):
     total_bytes = models.PositiveBigIntegerField()  # the sizes of those files
     # registry.config.json at this commit: it governs serving this snapshot.
     config = models.JSONField()
-    # catalog.validation.rules_fingerprint() of the code that validated it ("" if unknown): a
+    # catalog.fingerprint.rules_fingerprint() of the code that validated it ("" if unknown): a
     # later publish reuses its verdict on unchanged skills only under the very same rules.
     rules_fingerprint = models.CharField(max_length=SHA256_HEX_LENGTH, blank=True, default="")
 

@@ -1,97 +1,109 @@
-"""Deterministic keyword search over one view's skills (SPEC §6, §9).
+"""Search over one view's skills, best first (docs/reference.md#search).
 
-No database, no HTTP, no callers: a SearchIndex is built from a fixed sequence of
-SkillEntry (one snapshot as one caller may see it). The ranking is the sort key
-of SPEC §9, component by component:
+No database, no HTTP, no callers: a SearchIndex is built from a fixed sequence of SkillEntry
+(one snapshot as one caller may see it), and everything it knows comes from those skills.
 
-    1. 1 if the whole query (trimmed) equals the id or the name, else 0
-    2. the number of terms equal to a tag
-    3. the number of terms equal to a keyword
-    4. the number of terms that are substrings of the description
-    5. the number of terms that are substrings of the instructions body
+Terms (catalog.searchquery): the query's words (catalog.textwords: runs of letters and
+digits, case-folded), stop words dropped, and a word whose stem an earlier word already has
+dropped as a repeat. A term matches a word of a field when both have the same stem. Tags and
+keywords also match as whole strings (catalog.searchlabels). A query left with no term
+matches only the skills whose id or name it equals.
 
-higher first, then id ascending. Terms are the lower-cased query split on white
-space (as split, so a repeated word counts each time it is repeated); every
-comparison is case-insensitive. A skill that matches nothing is not a result.
+Order, higher first, each component deciding only ties of the ones before it:
 
-Speed: the lower-cased texts, tag and keyword postings are built once per index;
-where a term occurs as a substring is worked out once per term and remembered (a
-bounded number of terms), so a repeated query costs set look-ups, not text scans.
+    1. 1 if the whole query (trimmed, case-folded) equals the id or the name, else 0
+    2. the number of terms matching a tag
+    3. the number of terms matching a keyword
+    4. the BM25F text score over name, description and body (catalog.textindex)
+
+then id ascending. Every component is an integer, so the order is the same in every process.
+A skill that matches nothing is not a result.
+
+Speed: postings of stems, label postings and field lengths are built once per index; a query
+costs work in proportion to the postings of its terms, and its ranking is remembered (a
+bounded number per index), so the later pages of a query cost a look-up. A hit's reasons and
+excerpt are worked out only for the page that is returned.
 """
 
 import threading
 from array import array
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import overload
 
 from catalog.index import SkillEntry
+from catalog.searchlabels import Labels, freeze_lists
+from catalog.searchquery import Held, Query, Term, normalise, parse_query
+from catalog.textindex import TextIndex
+from catalog.textwords import earliest_with_stem
 
-RULES = ("exact", "tag", "keyword", "description", "body")
-# Terms whose substring postings an index remembers (each at most two sets of positions).
-TERM_CACHE_SIZE = 512
-# Rankings an index remembers per (query, terms, tags): 4 bytes per candidate each.
+RULES = ("exact", "tag", "keyword", "name", "description", "body")
+# Rankings an index remembers per (query, tags): 4 bytes per result each.
 RANKED_CACHE_SIZE = 128
-_NOWHERE: frozenset[int] = frozenset()
-# Lone surrogates (never in published text) still round-trip rather than raise.
-_UTF8_ERRORS = "surrogatepass"
-# Postings this short are tuples (a one-skill tuple is 48 bytes, a frozenset 216).
-_SMALL_POSTINGS = 8
+# Hits a remembered ranking keeps, with their reasons and excerpts once worked out: the first
+# two default pages, which repeated queries ask for again (about 1 KB a hit).
+KEPT_HITS = 40
+_NOWHERE: tuple[int, ...] = ()
+__all__ = ["RULES", "SearchHit", "SearchIndex", "SearchResults", "normalise", "parse_query"]
 
 
-@dataclass(frozen=True, slots=True)
 class SearchHit:
-    """A matching skill and what matched. Reasons and the excerpt are worked out on
-    demand, so a search pays for them only on the page it returns."""
+    """A matching skill; why it matched and its excerpt are worked out when first asked for,
+    then kept (a remembered ranking keeps the hits of the pages it served)."""
 
-    skill: SkillEntry
-    sort_key: tuple[int, int, int, int, int]
-    exact_term: str | None
-    tag_terms: tuple[str, ...]
-    keyword_terms: tuple[str, ...]
-    description_terms: tuple[str, ...]
-    body_terms: tuple[str, ...]
-    # The index's lower-cased texts, so an excerpt does not lower-case the body again.
-    lowered_description: str | None = field(default=None, repr=False, compare=False)
-    lowered_body: bytes | None = field(default=None, repr=False, compare=False)  # UTF-8
+    __slots__ = ("_excerpts", "_held", "_index", "_position", "_query", "_reasons", "skill")
+
+    def __init__(self, index: "SearchIndex", position: int, query: Query) -> None:
+        self.skill: SkillEntry = index.skills[position]
+        self._index = index
+        self._position = position
+        self._query = query
+        self._held: Held | None = None
+        self._reasons: list[tuple[str, str]] | None = None
+        self._excerpts: dict[int, str] = {}
 
     def match_reasons(self) -> list[tuple[str, str]]:
-        """Every (rule, term) pair that matched, in rule order, then query order."""
-        reasons = [("exact", self.exact_term)] if self.exact_term is not None else []
-        for rule, matched in (
-            ("tag", self.tag_terms),
-            ("keyword", self.keyword_terms),
-            ("description", self.description_terms),
-            ("body", self.body_terms),
-        ):
-            reasons.extend((rule, term) for term in matched)
-        return reasons
-
-    def reasons(self) -> list[dict[str, str]]:
-        return [{"rule": rule, "term": term} for rule, term in self.match_reasons()]
+        """Every (rule, term) that matched, in rule order, then query order."""
+        if self._reasons is None:
+            self._reasons = self._index.reasons(self._position, self._query, self._text_fields())
+        return list(self._reasons)
 
     def excerpt(self, excerpt_chars: int) -> str:
-        """Around the description's earliest hit, else the body's, else the description's start."""
-        if self.description_terms:
-            return excerpt_around(
-                self.skill.description, self.description_terms, excerpt_chars, self.lowered_description
-            )
-        if self.body_terms:
-            lowered = None if self.lowered_body is None else self.lowered_body.decode("utf-8", _UTF8_ERRORS)
-            return excerpt_around(self.skill.instructions, self.body_terms, excerpt_chars, lowered)
-        return self.skill.description[:excerpt_chars]
+        """At most `excerpt_chars` characters of the description around its earliest matched
+        word, else of the body around its earliest matched word, else the description's start."""
+        found = self._excerpts.get(excerpt_chars)
+        if found is None:
+            found = self._excerpts[excerpt_chars] = excerpt_of(self.skill, self._text_fields(), excerpt_chars)
+        return found
+
+    def _text_fields(self) -> Held:
+        """Each term, and whether the name, description and body hold it."""
+        if self._held is None:
+            holding = self._index.text.fields_holding
+            self._held = [(term, holding(term.stem, self._position)) for term in self._query.terms]
+        return self._held
 
 
-def normalise(query: str) -> str:
-    """The whole query as compared with ids and names, and as a cursor remembers it."""
-    return query.strip().lower()
+def excerpt_of(skill: SkillEntry, held: Held, excerpt_chars: int) -> str:
+    for field, text in ((1, skill.description), (2, skill.instructions)):
+        stems = [term.stem for term, fields in held if fields[field]]
+        if stems:
+            return excerpt_around(text, stems, excerpt_chars)
+    return skill.description[:excerpt_chars]
 
 
-def query_terms(query: str) -> list[str]:
-    """The lower-cased query split on white space (empty for a blank query)."""
-    return query.lower().split()
+def excerpt_around(text: str, stems: Collection[str], excerpt_chars: int) -> str:
+    """At most `excerpt_chars` characters of `text`, centred on its earliest word with one of
+    `stems` (the start of `text` when none has)."""
+    if len(text) <= excerpt_chars:
+        return text
+    found = earliest_with_stem(text, stems)
+    if found is None:
+        return text[:excerpt_chars]
+    centre = (found[0] + found[1]) // 2
+    first = min(max(0, centre - excerpt_chars // 2), len(text) - excerpt_chars)
+    return text[first : first + excerpt_chars]
 
 
 class SearchIndex:
@@ -99,16 +111,12 @@ class SearchIndex:
 
     def __init__(self, skills: Iterable[SkillEntry]) -> None:
         self.skills: tuple[SkillEntry, ...] = tuple(skills)
-        self._descriptions = [skill.description.lower() for skill in self.skills]
-        # Bodies are most of an index: kept lower-cased as UTF-8, 1 byte a character for
-        # ASCII where a str holding one em dash takes 2 for every character. For valid
-        # UTF-8, `term.encode() in body` answers as `term in body.decode()` does.
-        self._bodies = [skill.instructions.lower().encode("utf-8", _UTF8_ERRORS) for skill in self.skills]
-        self._by_tag = _postings((tag.lower() for tag in skill.tags) for skill in self.skills)
-        self._by_keyword = _postings((word.lower() for word in skill.keywords) for skill in self.skills)
-        self._by_exact = _postings((skill.id.lower(), skill.name.lower()) for skill in self.skills)
-        self._substrings: OrderedDict[str, tuple[frozenset[int], frozenset[int]]] = OrderedDict()
-        self._ranked: OrderedDict[tuple, SearchResults] = OrderedDict()
+        self.text = TextIndex([(s.name, s.description, s.instructions) for s in self.skills])
+        self._tags = Labels(skill.tags for skill in self.skills)
+        self._keywords = Labels(skill.keywords for skill in self.skills)
+        self._by_tag = freeze_lists((tag.casefold() for tag in skill.tags) for skill in self.skills)
+        self._by_exact = freeze_lists((skill.id.casefold(), skill.name.casefold()) for skill in self.skills)
+        self._ranked: OrderedDict[tuple[str, tuple[str, ...]], SearchResults] = OrderedDict()
         self._lock = threading.Lock()
         # Ties are broken by id: a position's place in id order (the identity when the skills
         # come sorted by id, as a snapshot's always do).
@@ -133,158 +141,110 @@ class SearchIndex:
         The ranking of a (query, tags) pair is remembered (RANKED_CACHE_SIZE per index, as
         positions in an int array), so the later pages of a query and repeats of it cost a
         look-up."""
-        terms = query_terms(query)
-        if not terms:
-            return SearchResults(self, array("i"), "", Counter())
-        whole = normalise(query)
-        key = (whole, tuple(terms), tuple(sorted({tag.lower() for tag in tags})))
+        key = (normalise(query), tuple(sorted({tag.casefold() for tag in tags})))
         with self._lock:
             cached = self._ranked.get(key)
             if cached is not None:
                 self._ranked.move_to_end(key)
                 return cached
-        results = self._rank(terms, whole, tags)
+        parsed = parse_query(query)
+        results = SearchResults(self, self._rank(parsed, tags), parsed)
         with self._lock:
             self._ranked[key] = results
             while len(self._ranked) > RANKED_CACHE_SIZE:
                 self._ranked.popitem(last=False)
         return results
 
-    def _rank(self, terms: list[str], whole: str, tags: Sequence[str]) -> "SearchResults":
-        weights = Counter(terms)  # each distinct term counts as often as the query repeats it
-        found = {
-            term: (
-                self._by_tag.get(term, _NOWHERE),
-                self._by_keyword.get(term, _NOWHERE),
-                *self._substring_postings(term),
-            )
-            for term in weights
-        }
-        # Per rule, how many terms each position matched (Counter.update counts in C).
-        counts = [Counter() for _ in range(4)]
-        for term, weight in weights.items():
-            for rule, positions in enumerate(found[term]):
-                for _ in range(weight):
-                    counts[rule].update(positions)
-        exact = self._by_exact.get(whole, _NOWHERE)
-        tag_counts, keyword_counts, description_counts, body_counts = counts
-        # A skill matching by exact, tag, keyword or description outranks every skill that
-        # matches by body alone (the key is compared component by component), so the two
-        # groups are ranked apart and the large body-only group with a cheap key.
-        strong = set(exact).union(tag_counts, keyword_counts, description_counts)
-        body_only = set(body_counts).difference(strong)
+    def _rank(self, query: Query, tags: Sequence[str]) -> array:
+        exact = set(self._by_exact.get(query.whole, _NOWHERE))
         allowed = self._tagged(tags)
+        ranked = array("i")
+        if not query.terms:
+            ranked.extend(self._ordered(exact if allowed is None else exact & allowed, {}))
+            return ranked
+        tag_counts = self._tags.counts(query)
+        keyword_counts = self._keywords.counts(query)
+        scores = self._text_scores(query.terms)
+        # A skill matching by exact, tag or keyword outranks every skill that matches by its
+        # text alone (the key is compared component by component), so the two groups are
+        # ranked apart, the usually large text-only group with a cheap integer key.
+        strong = exact.union(tag_counts, keyword_counts)
+        text_only = scores.keys() - strong
         if allowed is not None:
             strong &= allowed
-            body_only &= allowed
-        size = len(self.skills)
-        base = len(terms) + 1
-        id_rank = self._id_rank
-        by_rank = None
-        if id_rank is not None:
-            by_rank = [0] * size
-            for position, rank in enumerate(id_rank):
-                by_rank[rank] = position
-        ranked = array("i")
-        ranked.extend(self._ordered(strong, exact, counts, base, size, id_rank, by_rank))
-        if len(weights) == 1 and id_rank is None:
-            ranked.extend(sorted(body_only))  # every body-only count is the term's weight
-        else:
-            ranked.extend(self._ordered(body_only, _NOWHERE, counts, base, size, id_rank, by_rank))
-        return SearchResults(self, ranked, whole, weights)
-
-    @staticmethod
-    def _ordered(
-        positions: set[int],
-        exact: Collection[int],
-        counts: list[Counter[int]],
-        base: int,
-        size: int,
-        id_rank: list[int] | None,
-        by_rank: list[int] | None,
-    ) -> list[int]:
-        """`positions` best first: keys packed into one int (five counts in base `base`, no
-        count exceeding the number of terms), negated for "higher first", then the id rank."""
-        tag_get, keyword_get, description_get, body_get = (counter.get for counter in counts)
+            text_only &= allowed
+        rank = self._id_rank
         keys = sorted(
-            -(
-                (
-                    (((position in exact) * base + tag_get(position, 0)) * base + keyword_get(position, 0))
-                    * base
-                    + description_get(position, 0)
-                )
-                * base
-                + body_get(position, 0)
+            (
+                -(position in exact),
+                -tag_counts.get(position, 0),
+                -keyword_counts.get(position, 0),
+                -scores.get(position, 0),
+                position if rank is None else rank[position],
+                position,
             )
-            * size
-            + (position if id_rank is None else id_rank[position])
-            for position in positions
+            for position in strong
         )
-        if by_rank is None:
-            return [key % size for key in keys]
-        return [by_rank[key % size] for key in keys]
+        ranked.extend(key[-1] for key in keys)
+        ranked.extend(self._ordered(text_only, scores))
+        return ranked
 
-    def hit(self, position: int, whole: str, weights: Counter[str]) -> SearchHit:
-        """The full account of why the skill at `position` matched (worked out for this one
-        skill, so a remembered ranking need not keep every term's postings)."""
-        skill = self.skills[position]
-        exact = whole == skill.id.lower() or whole == skill.name.lower()
-        description, body = self._descriptions[position], self._bodies[position]
-        errors = _UTF8_ERRORS
-        matched = [
-            tuple(term for term in weights if position in self._by_tag.get(term, _NOWHERE)),
-            tuple(term for term in weights if position in self._by_keyword.get(term, _NOWHERE)),
-            tuple(term for term in weights if term in description),
-            tuple(term for term in weights if term.encode("utf-8", errors) in body),
-        ]
-        return SearchHit(
-            skill=skill,
-            sort_key=(1 if exact else 0, *(sum(weights[term] for term in terms) for terms in matched)),
-            exact_term=whole if exact else None,
-            tag_terms=matched[0],
-            keyword_terms=matched[1],
-            description_terms=matched[2],
-            body_terms=matched[3],
-            lowered_description=description,
-            lowered_body=body,
-        )
+    def _text_scores(self, terms: Sequence[Term]) -> dict[int, int]:
+        """The text score of every skill holding any term: integers, so the sum is the same
+        whatever the order of addition."""
+        total: dict[int, int] = {}
+        for term in terms:
+            scores = self.text.scores(term.stem)
+            if len(scores) > len(total):
+                total, scores = scores, total
+            get = total.get
+            for position, score in scores.items():
+                total[position] = get(position, 0) + score
+        return total
+
+    def _ordered(self, positions: Collection[int], scores: dict[int, int]) -> list[int]:
+        """`positions` by score (higher first), then id: one integer key each."""
+        size = len(self.skills)
+        rank = self._id_rank
+        get = scores.get
+        if rank is None:
+            return [key % size for key in sorted(-get(p, 0) * size + p for p in positions)]
+        by_rank = [0] * size
+        for position, place in enumerate(rank):
+            by_rank[place] = position
+        return [by_rank[key % size] for key in sorted(-get(p, 0) * size + rank[p] for p in positions)]
+
+    def reasons(self, position: int, query: Query, held: Held) -> list[tuple[str, str]]:
+        """Every (rule, term) by which the skill at `position` matches `query`; `held` says
+        which of its text fields hold each term."""
+        reasons = []
+        if position in self._by_exact.get(query.whole, _NOWHERE):
+            reasons.append(("exact", query.whole))
+        if not query.terms:
+            return reasons
+        reasons.extend(("tag", term) for term in self._tags.matched(position, query))
+        reasons.extend(("keyword", term) for term in self._keywords.matched(position, query))
+        for field, rule in enumerate(("name", "description", "body")):
+            reasons.extend((rule, term.word) for term, fields in held if fields[field])
+        return reasons
 
     def _tagged(self, tags: Sequence[str]) -> set[int] | None:
         """Positions carrying every tag; None when there is no tag to filter by."""
-        wanted = {tag.lower() for tag in tags}
+        wanted = {tag.casefold() for tag in tags}
         if not wanted:
             return None
         sets = sorted((self._by_tag.get(tag, _NOWHERE) for tag in wanted), key=len)
         return set(sets[0]).intersection(*sets[1:])
 
-    def _substring_postings(self, term: str) -> tuple[frozenset[int], frozenset[int]]:
-        """Positions whose description, and whose body, contain `term`."""
-        with self._lock:
-            cached = self._substrings.get(term)
-            if cached is not None:
-                self._substrings.move_to_end(term)
-                return cached
-        encoded = term.encode("utf-8", _UTF8_ERRORS)
-        computed = (
-            frozenset(position for position, text in enumerate(self._descriptions) if term in text),
-            frozenset(position for position, text in enumerate(self._bodies) if encoded in text),
-        )
-        with self._lock:
-            self._substrings[term] = computed
-            while len(self._substrings) > TERM_CACHE_SIZE:
-                self._substrings.popitem(last=False)
-        return computed
-
 
 class SearchResults(Sequence[SearchHit]):
     """Ranked hits; each SearchHit is built when it is read, so a page costs only its own."""
 
-    def __init__(
-        self, index: SearchIndex, positions: Sequence[int], whole: str, weights: Counter[str]
-    ) -> None:
+    def __init__(self, index: SearchIndex, positions: Sequence[int], query: Query) -> None:
         self._index = index
         self._positions = positions
-        self._hit_args = (whole, weights)
+        self._query = query
+        self._hits: dict[int, SearchHit] = {}  # by rank, the first KEPT_HITS only
 
     def __len__(self) -> int:
         return len(self._positions)
@@ -297,68 +257,17 @@ class SearchResults(Sequence[SearchHit]):
 
     def __getitem__(self, item: int | slice) -> SearchHit | list[SearchHit]:
         if isinstance(item, slice):
-            return [self._index.hit(position, *self._hit_args) for position in self._positions[item]]
-        return self._index.hit(self._positions[item], *self._hit_args)
+            return [self._hit(rank) for rank in range(*item.indices(len(self._positions)))]
+        if item < 0:
+            item += len(self._positions)
+        if not 0 <= item < len(self._positions):
+            raise IndexError(item)
+        return self._hit(item)
 
-
-def _postings(values_per_skill: Iterable[Iterable[str]]) -> dict[str, Collection[int]]:
-    """Positions per value: a sorted tuple when short (most ids, names and rare tags), else a
-    frozenset."""
-    postings: dict[str, set[int]] = {}
-    for position, values in enumerate(values_per_skill):
-        for value in values:
-            postings.setdefault(value, set()).add(position)
-    return {
-        value: tuple(sorted(positions)) if len(positions) <= _SMALL_POSTINGS else frozenset(positions)
-        for value, positions in postings.items()
-    }
-
-
-def search(skills: Iterable[SkillEntry], query: str, tags: Sequence[str] = ()) -> list[SearchHit]:
-    """One-off search over `skills` (build a SearchIndex to search the same skills often)."""
-    return list(SearchIndex(skills).search(query, tags))
-
-
-def filter_by_tags(skills: Iterable[SkillEntry], tags: Sequence[str]) -> list[SkillEntry]:
-    """The skills carrying every one of `tags`, compared case-insensitively; order kept."""
-    return SearchIndex(skills).with_tags(tags)
-
-
-def excerpt_around(text: str, terms: Sequence[str], excerpt_chars: int, lowered: str | None = None) -> str:
-    """At most `excerpt_chars` characters of `text`, centred on the earliest hit of any term.
-
-    Of hits starting at the same place, the longest term is the one centred. Positions
-    are found case-insensitively but the excerpt is cut from the original text.
-    `lowered`, if given, is `text.lower()` (an index keeps it).
-    """
-    if lowered is None:
-        lowered = text.lower()
-    best: tuple[int, int] | None = None  # (start, -length) in the lowered text
-    for term in terms:
-        found = lowered.find(term)
-        if found >= 0 and (best is None or (found, -len(term)) < best):
-            best = (found, -len(term))
-    if best is None:
-        return text[:excerpt_chars]
-    if len(text) <= excerpt_chars:
-        return text
-    start, end = best[0], best[0] - best[1]
-    if len(lowered) != len(text):
-        start, end = _original_index(text, start), _original_index(text, end)
-    centre = (start + end) // 2
-    first = min(max(0, centre - excerpt_chars // 2), len(text) - excerpt_chars)
-    return text[first : first + excerpt_chars]
-
-
-def _original_index(text: str, lowered_index: int) -> int:
-    """The index in `text` of position `lowered_index` of `text.lower()`.
-
-    Lower-casing can change a string's length (e.g. 'İ' becomes two characters), so a
-    position found in the lowered text is walked back to the original.
-    """
-    consumed = 0
-    for index, char in enumerate(text):
-        consumed += len(char.lower())
-        if consumed > lowered_index:
-            return index
-    return len(text)
+    def _hit(self, rank: int) -> SearchHit:
+        hit = self._hits.get(rank)
+        if hit is None:
+            hit = SearchHit(self._index, self._positions[rank], self._query)
+            if rank < KEPT_HITS:
+                self._hits[rank] = hit
+        return hit

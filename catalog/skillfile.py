@@ -1,4 +1,5 @@
-"""Parse one SKILL.md: YAML frontmatter between `---` lines, then the Markdown body (SPEC §2).
+"""Parse one SKILL.md: YAML frontmatter between `---` lines, then the Markdown body
+(docs/reference.md#skill-format).
 
 Strict on purpose: an unknown key, a duplicate key or a near-boolean such as `yes`
 is an error, because a silently ignored typo (`required_zrd: true`) would publish
@@ -14,6 +15,9 @@ from typing import Any
 
 import semver
 import yaml
+
+from catalog.paths import path_problem
+from catalog.strict_yaml import load_yaml, shown
 
 SKILL_MD = "SKILL.md"
 ID_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -38,9 +42,6 @@ _OPENING = re.compile(r"---\r?\n")
 # The closing delimiter: a line that is exactly `---` (CRLF tolerated, as git may check
 # files out that way on Windows), possibly the last line of the file.
 _CLOSING = re.compile(r"^---\r?(?:\n|\Z)", re.MULTILINE)
-
-_BOOL_TAG = "tag:yaml.org,2002:bool"
-_MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,67 +79,11 @@ class ParsedSkillFile:
     valid: Mapping[str, Any] = field(default_factory=dict)
 
 
-# --- YAML -------------------------------------------------------------------------------
-
-_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """SafeLoader with YAML 1.2 booleans and no duplicate or merge keys.
-
-    PyYAML follows YAML 1.1, where `yes`, `on`, `y`... are booleans. Here only `true`
-    and `false` are: anything else stays a string, which the type rules then reject
-    for required_zdr and accept for text fields (a name of "Yes" is just text).
-    """
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            if key_node.tag == _MERGE_TAG:
-                raise yaml.constructor.ConstructorError(
-                    None, None, "merge keys (<<) are not supported", key_node.start_mark
-                )
-            key = self.construct_object(key_node, deep=True)
-            try:
-                duplicate = key in seen
-                seen.add(key)
-            except TypeError:
-                raise yaml.constructor.ConstructorError(
-                    None, None, "a mapping key must be a plain value", key_node.start_mark
-                ) from None
-            if duplicate:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {_shown(key)}", key_node.start_mark
-                )
-        return super().construct_mapping(node, deep=deep)
-
-    def construct_strict_bool(self, node: yaml.ScalarNode) -> bool:
-        # Reached for plain `true`/`false` and for an explicit `!!bool x` tag.
-        value = self.construct_scalar(node)
-        if value not in ("true", "false"):
-            raise yaml.constructor.ConstructorError(
-                None, None, f"{value!r} is not a boolean (use true or false)", node.start_mark
-            )
-        return value == "true"
-
-
-_StrictLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != _BOOL_TAG]
-    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
-}
-_StrictLoader.add_implicit_resolver(_BOOL_TAG, re.compile(r"^(?:true|false)$"), list("tf"))
-_StrictLoader.add_constructor(_BOOL_TAG, _StrictLoader.construct_strict_bool)
-
-
-def _load_yaml(text: str) -> Any:
-    return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
-
-
-# --- text and paths ---------------------------------------------------------------------
+# --- text -------------------------------------------------------------------------------
 
 
 def text_problem(raw: bytes) -> FieldProblem | None:
-    """Every served file must be UTF-8 text without NUL bytes (SPEC §2)."""
+    """Every served file must be UTF-8 text without NUL bytes (docs/reference.md#skill-format)."""
     nul = raw.find(b"\0")
     if nul >= 0:
         return FieldProblem(
@@ -148,30 +93,6 @@ def text_problem(raw: bytes) -> FieldProblem | None:
         raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return FieldProblem("not_utf8", f"is not valid UTF-8 (bad byte at offset {exc.start})")
-    return None
-
-
-def path_problem(path: str) -> str | None:
-    """Why `path` (relative to the skill directory) is not a well-formed file path, or None.
-
-    The same shape the retrieval tools accept (SPEC §9): a path the server would call
-    INVALID_PATH must never be publishable.
-    """
-    if not path:
-        return "is empty"
-    if "\0" in path:
-        return "contains a NUL character"
-    if "\\" in path:
-        return "contains a backslash (use '/')"
-    if "%" in path:
-        return "contains '%'"
-    if path.startswith("/"):
-        return "starts with '/' (paths are relative to the skill directory)"
-    for segment in path.split("/"):
-        if segment in (".", ".."):
-            return f"has a {segment!r} segment"
-        if not segment:
-            return "has an empty segment ('//' or a trailing '/')"
     return None
 
 
@@ -212,7 +133,7 @@ def parse_skill_file(raw: bytes) -> ParsedSkillFile:
         )
 
     try:
-        data = _load_yaml(front)
+        data = load_yaml(front)
     except yaml.MarkedYAMLError as exc:
         problems.append(FieldProblem(*_yaml_problem(exc)))
         return ParsedSkillFile(None, instructions, tuple(problems))
@@ -276,7 +197,7 @@ def _type_name(value: Any) -> str:
 
 
 class _Checker:
-    """The key and type rules of SPEC §2; `check` returns the values that passed."""
+    """The key and type rules (docs/reference.md#skill-format); `check` returns the values that passed."""
 
     def __init__(self) -> None:
         self.problems: list[FieldProblem] = []
@@ -314,7 +235,7 @@ class _Checker:
         if value != SUPPORTED_SCHEMA_VERSION:
             self.fail(
                 "unsupported_schema_version",
-                f"schema_version must be {SUPPORTED_SCHEMA_VERSION}, not {_shown(value)}",
+                f"schema_version must be {SUPPORTED_SCHEMA_VERSION}, not {shown(value)}",
             )
             return None
         return value
@@ -372,7 +293,7 @@ class _Checker:
         bad = [item for item in value if not isinstance(item, str)]
         if bad:
             self.fail(
-                "invalid_type", f"{key} must be a list of strings; {_shown(bad[0])} is a {_type_name(bad[0])}"
+                "invalid_type", f"{key} must be a list of strings; {shown(bad[0])} is a {_type_name(bad[0])}"
             )
             return None
         return value
@@ -428,7 +349,7 @@ class _Checker:
             self.fail(
                 "invalid_required_zdr",
                 f"required_zdr must be true or false (a YAML boolean), "
-                f"not the {_type_name(value)} {_shown(value)}{hint}",
+                f"not the {_type_name(value)} {shown(value)}{hint}",
             )
             return None
         return value
@@ -436,28 +357,11 @@ class _Checker:
 
 def _unknown_key_message(key: Any) -> str:
     if not isinstance(key, str):
-        return f"unknown key {_shown(key)} (keys are: {', '.join(KNOWN_KEYS)})"
+        return f"unknown key {shown(key)} (keys are: {', '.join(KNOWN_KEYS)})"
     close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.6)
     if close:
         return f"unknown key {key!r}: did you mean {close[0]!r}?"
     return f"unknown key {key!r} (keys are: {', '.join(KNOWN_KEYS)})"
-
-
-_SHOWN_CHARS = 80
-
-
-def _shown(value: Any) -> str:
-    """A YAML value for a message, bounded whatever the frontmatter holds: a list or a
-    mapping is never expanded (the repr of an alias bomb, `&a [*a, *a, ...]` nested a
-    few times, would never end) and a huge integer is never turned into digits."""
-    if isinstance(value, list | tuple):
-        return "[...]"
-    if isinstance(value, dict | set | frozenset):
-        return "{...}"
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
-        return f"an integer of {value.bit_length()} bits"
-    text = repr(value)
-    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 3] + "..."
 
 
 def _duplicates(items: list[str]) -> list[str]:

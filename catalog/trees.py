@@ -161,7 +161,6 @@ class GitTree:
 
     def __init__(self, repo: git.Repo, commit: git.Commit) -> None:
         self.repo = repo
-        self.commit = commit
         self.sha = commit.hexsha
         self.label = f"commit {commit.hexsha}"
         self._git_dir = str(repo.git_dir)

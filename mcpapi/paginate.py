@@ -15,7 +15,7 @@ from mcpapi import cursors
 from mcpapi.jsonrpc import InvalidParams
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # made on every request: a frozen dataclass costs a setattr call a field
 class Page:
     start: int
     end: int
@@ -23,11 +23,19 @@ class Page:
 
 
 class Paginator:
-    __slots__ = ("query", "revision")
+    __slots__ = ("_query", "_query_parts", "revision")
 
     def __init__(self, revision: str, *query: Any) -> None:
         self.revision = revision
-        self.query = cursors.query_key(*query)
+        self._query_parts = query
+        self._query: str | None = None
+
+    @property
+    def query(self) -> str:
+        """The digest of the query, worked out the first time a cursor is read or made."""
+        if self._query is None:
+            self._query = cursors.query_key(*self._query_parts)
+        return self._query
 
     def start(self, cursor: str | None) -> int:
         """The position `cursor` points at; 0 without one."""

@@ -1,5 +1,5 @@
 """MCP over the dispatcher: the methods of both eras (initialize, server/discover, tools,
-resources, the skills extension), and `answer()`, the way every POSTed body goes
+resources, the skills extension), and `answer()`, the way every parsed message goes
 (docs/reference.md#mcp-methods).
 
 Stateless: `initialize` negotiates a version and describes the server, but nothing
@@ -9,7 +9,7 @@ skills runs with the one snapshot view resolved for its request, or, before the 
 publish, gives the answer registered with it for an empty registry.
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,15 +18,16 @@ from catalog import index as catalog
 from catalog.index import SnapshotView
 from mcpapi import eras, refusals, resources, skills_ext, tools
 from mcpapi.dispatch import Dispatcher
+from mcpapi.eras import Headers
 from mcpapi.identity import INSTRUCTIONS, SERVER_INFO
-from mcpapi.jsonrpc import MalformedMessage, parse_message
+from mcpapi.jsonrpc import MalformedMessage, Message
 from mcpapi.outcome import Outcome
 from mcpapi.paginate import bad_cursor
 
 _EXTENSIONS = {skills_ext.EXTENSION: skills_ext.SETTINGS}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # made on every request: a frozen dataclass costs a setattr call a field
 class RequestContext:
     caller: Caller
     # The snapshot this request reads, resolved once, for the methods that read skills
@@ -61,13 +62,15 @@ def reads_skills(
     return decorator
 
 
-def answer(body: bytes, caller: Caller, headers: Mapping[str, str]) -> Outcome:
-    """What `caller` gets for `body`: a reply, a refusal, or 202 for a notification or a response."""
-    try:
-        message = parse_message(body)
-    except MalformedMessage as error:
-        era = eras.era_of_unparsed(headers)
-        return refusals.malformed(error, era.status(error.code)).outcome(era=era.name)
+def malformed(error: MalformedMessage, headers: Headers) -> refusals.Refusal:
+    """The refusal of a body that is not one usable JSON-RPC message, with the status the era
+    its headers name gives that error."""
+    return refusals.malformed(error, eras.era_of_unparsed(headers).status(error.code))
+
+
+def answer(message: Message, caller: Caller, headers: Headers) -> Outcome:
+    """What `caller` gets for `message`: a reply, a refusal of its era, or 202 for a notification
+    or a response."""
     method = message.method
     tool = message.params.get("name") if method == "tools/call" else None
     tool = tool if isinstance(tool, str) else None

@@ -35,11 +35,11 @@ def list_skills(view: SnapshotView, cursor: str | None) -> RawJson:
         page = paginator.page(cursor, len(skills), view.config.pagination.default_limit)
     except (cursors.InvalidCursor, cursors.StaleCursor):
         raise bad_cursor() from None
-    listed = wire.json_array(wire.extension_skill(view, skill) for skill in skills[page.start : page.end])
+    listed = wire.extension_skills(view, skills[page.start : page.end])
     fields: list[tuple[str, Any]] = [("skills", listed)]
     if page.next_cursor is not None:
         fields.append(("nextCursor", page.next_cursor))
-    return wire.json_object(wire.members(fields))
+    return wire.encode_object(fields)
 
 
 def list_before_publish(cursor: str | None) -> dict[str, Any]:
@@ -55,7 +55,7 @@ def get_skill(view: SnapshotView, uri: str) -> RawJson:
     skill = view.get(skill_id) if skill_id and "/" not in skill_id else None
     if skill is None or not is_native(skill):
         raise not_found(uri)
-    return wire.json_object(wire.members((("skill", wire.extension_skill(view, skill)),)))
+    return wire.encode_object((("skill", wire.extension_skill(view, skill)),))
 
 
 def not_found(uri: str) -> InvalidParams:

@@ -16,18 +16,25 @@ a request or two over the limit: it bounds abuse, it is not an exact quota.
 
 import hashlib
 import math
+from typing import TYPE_CHECKING, cast
 
 from django.conf import settings
-from django.http import HttpRequest
 from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.callers import Caller
+
+if TYPE_CHECKING:
+    from rest_framework.request import Request
+    from rest_framework.views import APIView
 
 
 class CallerRateThrottle(SimpleRateThrottle):
     """DRF's sliding-window throttle, one window per caller identity."""
 
     scope = "mcp_caller"
+    # Set by SimpleRateThrottle.__init__ from get_rate() (None when rate limiting is off).
+    num_requests: int | None
+    duration: int | None
 
     def __init__(self, caller: Caller) -> None:
         self.caller = caller
@@ -37,7 +44,7 @@ class CallerRateThrottle(SimpleRateThrottle):
         per_minute = settings.MCP_RATE_LIMIT_PER_MINUTE
         return f"{per_minute}/min" if per_minute > 0 else None
 
-    def get_cache_key(self, request: HttpRequest, view: object) -> str:
+    def get_cache_key(self, request: "Request | None", view: "APIView | None") -> str:
         # Hashed: identities may hold characters a cache key must not (memcached, warnings).
         ident = hashlib.sha256(budget_key(self.caller).encode()).hexdigest()
         return self.cache_format % {"scope": self.scope, "ident": ident}
@@ -52,11 +59,13 @@ def budget_key(caller: Caller) -> str:
     return caller.identity
 
 
-def retry_after(request: HttpRequest, caller: Caller) -> int | None:
+def retry_after(caller: Caller) -> int | None:
     """None when `caller` may go on (or rate limiting is off); else the whole seconds until
     it may try again."""
     throttle = CallerRateThrottle(caller)
-    if throttle.allow_request(request, None):
+    # DRF hands allow_request's request and view only to get_cache_key, which reads neither
+    # (the budget is the caller's): /mcp has no DRF request or view to give it.
+    if throttle.allow_request(cast("Request", None), cast("APIView", None)):
         return None
     wait = throttle.wait()
     return max(1, math.ceil(wait if wait is not None else throttle.duration or 60))

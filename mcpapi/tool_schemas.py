@@ -1,6 +1,5 @@
 """What the four tools look like on the wire: names, descriptions, input and output
-JSON Schemas, and the tool error codes (docs/reference.md#tools, docs/reference.md#errors).
-Handlers live in tools.py.
+JSON Schemas, and the tool error codes (docs/reference.md#tools, #errors). Handlers live in tools.py.
 
 The input schemas are also what arguments are checked against (mcpapi.params), so
 what a client reads in tools/list is exactly what the server enforces. They state every
@@ -101,7 +100,7 @@ def _limit(setting: str, maximum: int | None) -> dict[str, Any]:
 
 _STRINGS = {"type": "array", "items": {"type": "string"}}
 _NULLABLE_STRING = {"type": ["string", "null"]}
-_METADATA = {
+_METADATA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "id": {"type": "string"},
@@ -206,9 +205,10 @@ SKILLS_SEARCH = ToolSpec(
     name="skills_search",
     title="Search skills",
     description=(
-        "Find skills by keywords: an exact id or name match ranks first, then tag, keyword, "
-        "description and body matches, then id. Each result says why it matched "
-        "(match_reasons) and quotes an excerpt. Deterministic; no embeddings."
+        "Find skills by words: an exact id or name match ranks first, then tag matches, keyword "
+        "matches, then a text score over name, description and body (rare words count more), "
+        "then id. Each result says why it matched (match_reasons) and quotes an excerpt. "
+        "Deterministic; no embeddings."
     ),
     input_schema=lambda bounds: {
         "type": "object",
@@ -217,8 +217,10 @@ SKILLS_SEARCH = ToolSpec(
                 "type": "string",
                 "maxLength": QUERY_MAX_CHARS,
                 "description": (
-                    "Words to look for (split on white space, case-insensitive); not blank, at most "
-                    f"{QUERY_MAX_TERMS} distinct words."
+                    "Words to look for, case-insensitive. Terms are the query's words (runs of "
+                    "letters and digits); common English stop words are dropped; a term also "
+                    "matches other forms of its word (its stem: 'tests' finds 'testing'). Not "
+                    f"blank; at most {QUERY_MAX_TERMS} distinct words (stop words included)."
                 ),
             },
             "tags": _TAGS,

@@ -1,4 +1,4 @@
-"""The four registry tools (docs/reference.md#tools): argument checks, handlers, results.
+"""The four registry tools (docs/reference.md#tools, #errors): argument checks, handlers, results.
 Their wire shapes (schemas, error codes) are in tool_schemas.py; wire.py encodes results.
 
 Every result carries `api_version`, `registry_sha` and `published_at` in
@@ -15,7 +15,9 @@ from typing import Any
 
 from catalog import index as catalog
 from catalog.index import SkillEntry, SnapshotRef, SnapshotView
-from catalog.search import normalise, query_terms
+from catalog.paths import is_well_formed_path
+from catalog.search import normalise
+from catalog.searchquery import parse_query
 from mcpapi import cursors, wire
 from mcpapi.jsonrpc import InvalidParams, RawJson, dumps_text
 from mcpapi.paginate import Page, Paginator
@@ -69,7 +71,7 @@ def skills_list(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
     skills = view.search_index().with_tags(tags) if tags else view.skills
     paginator = Paginator(view.ref.sha, "skills_list", tags, view.zdr_cleared)
     page = _page(view, paginator, args, len(skills), limit)
-    listed = wire.json_array(wire.metadata(view, skill) for skill in skills[page.start : page.end])
+    listed = wire.metadata_list(view, skills[page.start : page.end])
     return (("skills", listed), ("next_cursor", page.next_cursor))
 
 
@@ -77,13 +79,13 @@ def skills_search(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
     settings = view.config.search
     limit = _page_limit(args, settings.default_limit)
     tags = _normalised_tags(args.get("tags", ()))
+    # The ranking and the cursor both read the query's normal form: two queries with one
+    # normal form have one ranking, so either may carry on the other's pages.
     query = normalise(args["query"])
     hits = view.search_index().search(query, tags)
     paginator = Paginator(view.ref.sha, "skills_search", query, tags, view.zdr_cleared)
     page = _page(view, paginator, args, len(hits), limit)
-    results = wire.json_array(
-        wire.search_result(view, hit, settings.excerpt_chars) for hit in hits[page.start : page.end]
-    )
+    results = wire.search_results(view, hits[page.start : page.end], settings.excerpt_chars)
     return (("results", results), ("next_cursor", page.next_cursor))
 
 
@@ -100,15 +102,16 @@ def _check_search(args: dict[str, Any]) -> None:
 
 
 def distinct_terms(query: str) -> int:
-    """How many distinct words `query` holds, read as search reads it (stop words count: the
-    bound is on what a request asks for, not on what the ranking keeps)."""
-    return len(set(query_terms(query)))
+    """How many distinct words `query` holds, read as search reads it, stop words included: the
+    bound is on what a request asks for, not on what the ranking keeps of it (and so does not
+    move when the stop-word list does)."""
+    return len(parse_query(query).all_words)
 
 
 def skills_get(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
     skill = _skill(view, args["id"])
     return (
-        ("metadata", wire.metadata(view, skill)),
+        ("metadata", wire.metadata(skill)),
         ("instructions", skill.instructions),
         ("files", [wire.manifest_entry(entry) for entry in skill.files]),
     )
@@ -171,13 +174,6 @@ def page_end(data: bytes, offset: int, page_bytes: int) -> int:
 
 def _is_continuation_byte(byte: int) -> bool:
     return byte & 0xC0 == 0x80
-
-
-def is_well_formed_path(path: str) -> bool:
-    """SPEC §9: empty, '%', backslash, NUL, a leading '/', or a '.'/'..' segment is invalid."""
-    if not path or path.startswith("/") or any(char in path for char in "%\\\0"):
-        return False
-    return not any(segment in (".", "..") for segment in path.split("/"))
 
 
 TOOLS: dict[str, Tool] = {

@@ -7,14 +7,16 @@ put in as it is.
 
 A skill's metadata members, and its Skill object of the skills extension, are encoded on
 first use and kept per snapshot index, so a page of skills or search results is a join of
-stored fragments. The memo of an index is dropped with the index (it is keyed weakly), so it
-is bounded by the catalog's index cache.
+stored fragments (a single skill, as skills_get answers it, is encoded with the rest of its
+result in one call). The memo of an index is dropped with the index, so it is bounded by the
+catalog's index cache.
 """
 
 import threading
-from collections.abc import Callable, Iterable
+import weakref
+from collections.abc import Iterable
+from itertools import chain
 from typing import Any, NewType
-from weakref import WeakKeyDictionary
 
 import yaml
 
@@ -34,17 +36,21 @@ Fields = Iterable[tuple[str, Any]]
 
 def members(fields: Fields) -> Members:
     """`fields` as object members, in order; a RawJson value goes in as it is."""
-    return Members(
-        ",".join(
-            dumps_text(key) + ":" + (value if isinstance(value, RawJson) else dumps_text(value))
-            for key, value in fields
-        )
-    )
+    return Members(",".join(_encoded_runs(dict(fields))))
+
+
+def encode_object(fields: Fields) -> RawJson:
+    """The object of `fields`, in order; a RawJson value goes in as it is. Without one, this is
+    a single encoder call."""
+    values = dict(fields)
+    if RawJson not in map(type, values.values()):
+        return RawJson(dumps_text(values))
+    return RawJson("{" + ",".join(_encoded_runs(values)) + "}")
 
 
 def json_object(*parts: Members) -> RawJson:
     """One object made of the members of every part, in order."""
-    return RawJson("{" + ",".join(part for part in parts if part) + "}")
+    return RawJson("{" + ",".join(filter(None, parts)) + "}")
 
 
 def json_array(items: Iterable[RawJson]) -> RawJson:
@@ -55,42 +61,83 @@ def with_members(value: RawJson | dict[str, Any], fields: Fields) -> RawJson:
     """The object `value` (encoded or not) with `fields` added after its own members."""
     if isinstance(value, RawJson):
         assert value.startswith("{") and value.endswith("}"), "only an object takes members"
-        own = Members(value[1:-1])
-    else:
-        own = members(value.items())
-    return json_object(own, members(fields))
+        return json_object(Members(value[1:-1]), members(fields))
+    return encode_object(chain(value.items(), fields))
+
+
+def _plain_members(values: dict[str, Any]) -> Members:
+    """The members of the object of `values` (none of them a RawJson): one encoder call."""
+    return Members(dumps_text(values)[1:-1])
+
+
+def _encoded_runs(values: dict[str, Any]) -> list[str]:
+    """The members of `values`: each run of plain values encoded in one call, each RawJson
+    put in as it is."""
+    parts: list[str] = []
+    plain: dict[str, Any] = {}
+    for key, value in values.items():
+        if type(value) is RawJson:
+            if plain:
+                parts.append(_plain_members(plain))
+                plain = {}
+            parts.append(_encoded_key(key) + value)
+        else:
+            plain[key] = value
+    if plain:
+        parts.append(_plain_members(plain))
+    return parts
+
+
+_keys: dict[str, str] = {}
+
+
+def _encoded_key(key: str) -> str:
+    """`"key":`, kept: the keys are this module's and the tools' own few names."""
+    encoded = _keys.get(key)
+    if encoded is None:
+        encoded = _keys[key] = dumps_text(key) + ":"
+    return encoded
 
 
 # --- skills ------------------------------------------------------------------------------
 
-# Per snapshot index: (what was encoded, skill id) -> its encoding.
-_memo: WeakKeyDictionary[SnapshotIndex, dict[tuple[str, str], str]] = WeakKeyDictionary()
+# Per snapshot index (by identity): skill id -> its metadata members, and skill id -> its Skill
+# of the skills extension. An entry is dropped when its index is (weakref.finalize), before the
+# index's id can name another object.
+_metadata_memo: dict[int, dict[str, Members]] = {}
+_extension_memo: dict[int, dict[str, RawJson]] = {}
 _memo_lock = threading.Lock()
 
 
-def _memoised(view: SnapshotView, kind: str, skill: SkillEntry, encode: Callable[[], str]) -> str:
-    memo = _memo.get(view.index)
-    if memo is None:
-        with _memo_lock:
-            memo = _memo.setdefault(view.index, {})
-    key = (kind, skill.id)
-    encoded = memo.get(key)
-    if encoded is None:  # two threads may both encode it: the same text, stored twice
-        encoded = memo[key] = encode()
-    return encoded
+def metadata(skill: SkillEntry) -> dict[str, Any]:
+    """A skill's metadata object (docs/reference.md#tools), for one skill on its own."""
+    return dict(_metadata_fields(skill))
 
 
-def metadata(view: SnapshotView, skill: SkillEntry) -> RawJson:
-    """A skill's metadata object (docs/reference.md#tools)."""
-    return json_object(_metadata_members(view, skill))
+def metadata_list(view: SnapshotView, skills: Iterable[SkillEntry]) -> RawJson:
+    """An array of the skills' metadata objects."""
+    memo = _memo(view)
+    return RawJson(
+        "["
+        + ",".join("{" + (memo.get(skill.id) or _metadata_members(memo, skill)) + "}" for skill in skills)
+        + "]"
+    )
 
 
-def search_result(view: SnapshotView, hit: SearchHit, excerpt_chars: int) -> RawJson:
-    """A search result: the skill's metadata, why it matched, and an excerpt."""
-    reasons = [{"rule": rule, "term": term} for rule, term in hit.match_reasons()]
-    return json_object(
-        _metadata_members(view, hit.skill),
-        members((("match_reasons", reasons), ("excerpt", hit.excerpt(excerpt_chars)))),
+def search_results(view: SnapshotView, hits: Iterable[SearchHit], excerpt_chars: int) -> RawJson:
+    """An array of search results: each skill's metadata, why it matched, and an excerpt."""
+    memo = _memo(view)
+    return json_array(
+        json_object(
+            memo.get(hit.skill.id) or _metadata_members(memo, hit.skill),
+            _plain_members(
+                {
+                    "match_reasons": [{"rule": rule, "term": term} for rule, term in hit.match_reasons()],
+                    "excerpt": hit.excerpt(excerpt_chars),
+                }
+            ),
+        )
+        for hit in hits
     )
 
 
@@ -105,27 +152,44 @@ def manifest_entry(entry: FileEntry) -> dict[str, Any]:
     }
 
 
-def _metadata_members(view: SnapshotView, skill: SkillEntry) -> Members:
-    return Members(_memoised(view, "metadata", skill, lambda: _encode_metadata(skill)))
+def _memo(view: SnapshotView) -> dict[str, Members]:
+    memo = _metadata_memo.get(id(view.index))
+    if memo is None:
+        memo = _new_memo(_metadata_memo, view.index)
+    return memo
 
 
-def _encode_metadata(skill: SkillEntry) -> Members:
-    return members(
-        (
-            ("id", skill.id),
-            ("name", skill.name),
-            ("description", skill.description),
-            ("version", skill.version),
-            ("tags", skill.tags),
-            ("keywords", skill.keywords),
-            ("requires", skill.requires),
-            ("required_zdr", skill.required_zdr),
-            ("content_hash", skill.content_hash),
-        )
+def _new_memo(table: dict[int, dict[str, Any]], index: SnapshotIndex) -> dict[str, Any]:
+    with _memo_lock:
+        memo = table.get(id(index))
+        if memo is None:
+            memo = table[id(index)] = {}
+            weakref.finalize(index, table.pop, id(index), None)
+    return memo
+
+
+def _metadata_members(memo: dict[str, Members], skill: SkillEntry) -> Members:
+    encoded = memo.get(skill.id)
+    if encoded is None:  # two threads may both encode it: the same text, stored twice
+        encoded = memo[skill.id] = members(_metadata_fields(skill))
+    return encoded
+
+
+def _metadata_fields(skill: SkillEntry) -> Fields:
+    return (
+        ("id", skill.id),
+        ("name", skill.name),
+        ("description", skill.description),
+        ("version", skill.version),
+        ("tags", skill.tags),
+        ("keywords", skill.keywords),
+        ("requires", skill.requires),
+        ("required_zdr", skill.required_zdr),
+        ("content_hash", skill.content_hash),
     )
 
 
-# --- the skills extension ---------------------------------------------------------------------
+# --- the skills extension -----------------------------------------------------------------
 
 
 def skill_uri(skill_id: str, path: str = SKILL_MD) -> str:
@@ -133,30 +197,33 @@ def skill_uri(skill_id: str, path: str = SKILL_MD) -> str:
     return f"{SKILL_SCHEME}{skill_id}/{path}"
 
 
+def extension_skills(view: SnapshotView, skills: Iterable[SkillEntry]) -> RawJson:
+    """An array of the skills as the skills extension gives them (extension_skill)."""
+    return json_array(extension_skill(view, skill) for skill in skills)
+
+
 def extension_skill(view: SnapshotView, skill: SkillEntry) -> RawJson:
     """A Skill of the skills extension: the URI of its SKILL.md, its frontmatter as written, and
     every file it serves (SKILL.md first) with the digest and size of the bytes resources/read
     returns."""
-    return RawJson(_memoised(view, "extension", skill, lambda: _encode_extension_skill(skill)))
+    memo = _extension_memo.get(id(view.index))
+    if memo is None:
+        memo = _new_memo(_extension_memo, view.index)
+    encoded = memo.get(skill.id)
+    if encoded is None:  # two threads may both encode it: the same text, stored twice
+        encoded = memo[skill.id] = _encode_extension_skill(skill)
+    return encoded
 
 
 def _encode_extension_skill(skill: SkillEntry) -> RawJson:
     files = [(SKILL_MD, skill.skill_md_sha256, skill.skill_md_size)]
     files += [(entry.path, entry.sha256, entry.size) for entry in skill.files]
-    return json_object(
-        members(
-            (
-                ("uri", skill_uri(skill.id)),
-                ("frontmatter", frontmatter(skill)),
-                (
-                    "resources",
-                    [
-                        {"uri": skill_uri(skill.id, path), "digest": f"sha256:{sha256}", "size": size}
-                        for path, sha256, size in files
-                    ],
-                ),
-            )
-        )
+    resources = [
+        {"uri": skill_uri(skill.id, path), "digest": f"sha256:{sha256}", "size": size}
+        for path, sha256, size in files
+    ]
+    return encode_object(
+        (("uri", skill_uri(skill.id)), ("frontmatter", frontmatter(skill)), ("resources", resources))
     )
 
 
@@ -164,45 +231,41 @@ def frontmatter(skill: SkillEntry) -> dict[str, Any]:
     """The SKILL.md frontmatter of `skill`, every key as written, as JSON data."""
     # Stand-in until the index carries the frontmatter itself: the keys as written, with the
     # values the catalog checked.
-    parsed = parse_skill_file(read_blob(skill.skill_md_sha256)).valid
-    written = yaml.safe_load(read_blob(skill.skill_md_sha256).decode("utf-8").split("---\n")[1])
-    return {
-        key: list(value) if isinstance(value, tuple) else value
-        for key, value in parsed.items()
-        if key in written
-    }
+    raw = read_blob(skill.skill_md_sha256)
+    written = yaml.safe_load(raw.decode("utf-8").split("---\n")[1])
+    kept = {key: value for key, value in parse_skill_file(raw).valid.items() if key in written}
+    return {key: list(value) if isinstance(value, tuple) else value for key, value in kept.items()}
 
 
 # --- tool results --------------------------------------------------------------------------
 
 
 def tool_result(ref: SnapshotRef, fields: Fields) -> RawJson:
-    return _call_tool_result(ref, members(fields), is_error=False)
+    return _call_tool_result(ref, fields, is_error=False)
 
 
 def tool_error(ref: SnapshotRef | None, error: dict[str, Any]) -> RawJson:
     """An error a model can act on, as a result (isError: true); `ref` is None before the
     first publish."""
-    return _call_tool_result(ref, members((("error", error),)), is_error=True)
+    return _call_tool_result(ref, (("error", error),), is_error=True)
 
 
-def _call_tool_result(ref: SnapshotRef | None, fields: Members, *, is_error: bool) -> RawJson:
+# The CallToolResult around one structuredContent text: the text item holding it as a JSON
+# string, then the object itself, then isError.
+_RESULT_HEAD = '{"content":[{"type":"text","text":'
+_RESULT_STRUCTURED = '}],"structuredContent":'
+_RESULT_TAIL = {False: ',"isError":false}', True: ',"isError":true}'}
+
+
+def _call_tool_result(ref: SnapshotRef | None, fields: Fields, *, is_error: bool) -> RawJson:
     """structuredContent is encoded once and used twice: as the object, and as the text of
     the one content item."""
-    registry = members(
-        (
-            ("api_version", API_VERSION),
-            ("registry_sha", ref.sha if ref is not None else None),
-            ("published_at", ref.published_at.isoformat() if ref is not None else None),
-        )
+    registry = (
+        ("api_version", API_VERSION),
+        ("registry_sha", ref.sha if ref is not None else None),
+        ("published_at", ref.published_at.isoformat() if ref is not None else None),
     )
-    structured = json_object(registry, fields)
-    return json_object(
-        members(
-            (
-                ("content", [{"type": "text", "text": str(structured)}]),
-                ("structuredContent", structured),
-                ("isError", is_error),
-            )
-        )
+    structured = encode_object(chain(registry, fields))
+    return RawJson(
+        _RESULT_HEAD + dumps_text(structured) + _RESULT_STRUCTURED + structured + _RESULT_TAIL[is_error]
     )

@@ -5,3 +5,6 @@ class OAuthConfig(AppConfig):
     name = "oauth"
     verbose_name = "OAuth for web connectors"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from oauth import checks  # noqa: F401 - registers the system checks

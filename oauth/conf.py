@@ -1,4 +1,4 @@
-"""OAuth configuration, derived from the environment in skillsite/settings.py (SPEC §10).
+"""OAuth configuration, derived from the environment in skillsite/settings.py (docs/reference.md#oauth).
 
 Pure functions of plain values (no Django imports), so that settings.py, the
 system checks and the tests all derive the same things the same way.
@@ -14,11 +14,6 @@ ACCESS_TOKEN_SECONDS = 3600
 REFRESH_TOKEN_SECONDS = 30 * 24 * 3600
 AUTHORIZATION_CODE_SECONDS = 60
 SIGN_IN_SESSION_SECONDS = 3600
-
-
-def is_loopback_http(url: str) -> bool:
-    parts = urlsplit(url)
-    return parts.scheme == "http" and (parts.hostname or "") in LOOPBACK_HOSTS
 
 
 def base_url_problem(url: str) -> str | None:
@@ -38,7 +33,7 @@ def base_url_problem(url: str) -> str | None:
 
 
 def redirect_uri_allowed(uri: str, allowed_hosts: list[str]) -> bool:
-    """The registration rule (SPEC §10): https on one of `allowed_hosts` (exact names, the
+    """The registration rule (docs/reference.md#oauth): https on one of `allowed_hosts` (exact names, the
     default port), or http on loopback with any port. No user info, no fragment."""
     if not isinstance(uri, str) or "#" in uri or any(ord(char) < 0x21 for char in uri):
         return False

@@ -1,5 +1,6 @@
-"""The GitHub OAuth App web flow (SPEC §10): where to send the browser, and turning the
-code GitHub sends back into GitHub's token, bounded in time and size.
+"""The GitHub OAuth App web flow (docs/reference.md#oauth): where to send the browser, and
+turning the code GitHub sends back into GitHub's token, through accounts.github's client
+(its deadline, response cap and user agent).
 
     authorize_url(state, code_challenge) -> str
     exchange_code(code, code_verifier) -> str      (GitHub's access token)
@@ -10,19 +11,15 @@ The token is handed to accounts.github.fetch_user once by the caller, then dropp
 it is never stored, cached, logged or passed on.
 """
 
-import json
 import logging
 from urllib.parse import urlencode
 
-import requests
 from django.conf import settings
 
+from accounts import github
 from accounts.errors import UpstreamUnavailable
 
 logger = logging.getLogger(__name__)
-
-MAX_RESPONSE_BYTES = 64 * 1024
-USER_AGENT = "skills-registry"
 
 
 class SignInFailed(Exception):
@@ -50,40 +47,31 @@ def authorize_url(state: str, code_challenge: str) -> str:
 
 
 def exchange_code(code: str, code_verifier: str) -> str:
-    try:
-        response = requests.post(
-            f"{settings.GITHUB_OAUTH_URL}/login/oauth/access_token",
-            data={
-                "client_id": settings.GITHUB_OAUTH_CLIENT_ID,
-                "client_secret": settings.GITHUB_OAUTH_CLIENT_SECRET,
-                "code": code,
-                "redirect_uri": callback_url(),
-                "code_verifier": code_verifier,
-            },
-            headers={"Accept": "application/json", "User-Agent": USER_AGENT},
-            timeout=settings.GITHUB_TIMEOUT_SECONDS,
-            allow_redirects=False,
-            stream=True,
-        )
-        body = response.raw.read(MAX_RESPONSE_BYTES + 1, decode_content=True)
-        response.close()
-    except requests.RequestException as exc:
-        logger.warning("GitHub's token endpoint could not be reached (%s)", type(exc).__name__)
-        raise UpstreamUnavailable("GitHub could not be reached to finish the sign-in; try again.") from None
-    if response.status_code >= 500 or response.status_code == 429:
-        logger.warning("GitHub's token endpoint answered %d", response.status_code)
+    form = {
+        "client_id": settings.GITHUB_OAUTH_CLIENT_ID,
+        "client_secret": settings.GITHUB_OAUTH_CLIENT_SECRET,
+        "code": code,
+        "redirect_uri": callback_url(),
+        "code_verifier": code_verifier,
+    }
+    answer = github.call(
+        "POST",
+        f"{settings.GITHUB_OAUTH_URL}/login/oauth/access_token",
+        headers={"Accept": "application/json", "Content-Type": "application/x-www-form-urlencoded"},
+        body=urlencode(form).encode(),
+        purpose="to finish the sign-in",
+    )
+    if answer.status >= 500 or answer.status == 429:
+        logger.warning("GitHub's token endpoint answered %d", answer.status)
         raise UpstreamUnavailable("GitHub could not finish the sign-in; try again shortly.")
-    try:
-        data = json.loads(body.decode("utf-8")) if len(body) <= MAX_RESPONSE_BYTES else None
-    except (ValueError, RecursionError):
-        data = None
+    data = answer.json()
     token = data.get("access_token") if isinstance(data, dict) else None
-    if response.status_code != 200 or not isinstance(token, str) or not token:
+    if answer.status != 200 or not isinstance(token, str) or not token:
         # GitHub answers a bad code with 200 and {"error": "bad_verification_code"}.
         error = data.get("error") if isinstance(data, dict) else None
         logger.info(
             "GitHub refused the sign-in code (HTTP %d, %s)",
-            response.status_code,
+            answer.status,
             error if isinstance(error, str) else "-",
         )
         raise SignInFailed("GitHub did not accept this sign-in. Start again from your client.")

@@ -1,4 +1,4 @@
-"""django-oauth-toolkit, bent to SPEC §10 where its settings are not enough.
+"""django-oauth-toolkit, bent to docs/reference.md#oauth where its settings are not enough.
 
 - RegistryServer: the authorization endpoint requires RFC 8707 `resource`, and it must
   be exactly OAUTH_RESOURCE (PUBLIC_BASE_URL/mcp). DOT accepts a request without one
@@ -9,10 +9,12 @@
 """
 
 import secrets
+from typing import Any
 
 from django.conf import settings
 from oauth2_provider.generators import BaseHashGenerator
 from oauth2_provider.oauth2_validators import OAuth2Validator
+from oauthlib.common import Request
 from oauthlib.oauth2 import Server
 from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error
 
@@ -63,7 +65,9 @@ class RegistryServer(Server):
 
 
 class RegistryValidator(OAuth2Validator):
-    def validate_redirect_uri(self, client_id, redirect_uri, request, *args, **kwargs) -> bool:
+    def validate_redirect_uri(
+        self, client_id: str, redirect_uri: str, request: Request, *args: Any, **kwargs: Any
+    ) -> bool:
         return redirect_uri_allowed(
             redirect_uri, settings.OAUTH_ALLOWED_REDIRECT_HOSTS
         ) and super().validate_redirect_uri(client_id, redirect_uri, request, *args, **kwargs)

@@ -1,4 +1,4 @@
-"""Who signed in through GitHub, and whether they may (SPEC §10).
+"""Who signed in through GitHub, and whether they may (docs/reference.md#oauth).
 
     sign_in(github_user) -> User
         The Django user for this GitHub account (created on first sign-in, keyed by
@@ -12,7 +12,7 @@ it has no password and no permissions, and nothing but this app creates them.
 """
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -22,7 +22,7 @@ from accounts.github import GitHubUser
 from accounts.models import AllowedLogin, GitHubIdentity
 
 
-def sign_in(github_user: GitHubUser) -> AbstractBaseUser:
+def sign_in(github_user: GitHubUser) -> User:
     if github_user.id is None:
         raise LoginNotAllowed("GitHub did not say which account this is.")
     candidate = GitHubIdentity(login=github_user.login, github_id=github_user.id)
@@ -47,7 +47,7 @@ def sign_in(github_user: GitHubUser) -> AbstractBaseUser:
     return user
 
 
-def signed_in_caller(user: AbstractBaseUser) -> Caller:
+def signed_in_caller(user: User) -> Caller:
     identity = GitHubIdentity.objects.filter(user=user).first()
     if identity is None:
         raise LoginNotAllowed()

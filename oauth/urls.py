@@ -1,4 +1,4 @@
-"""The OAuth routes (SPEC §10), all 404 unless OAuth is configured.
+"""The OAuth routes (docs/reference.md#oauth), all 404 unless OAuth is configured.
 
 The namespace is django-oauth-toolkit's: its metadata and registration views build
 their URLs by reversing these names. Only the endpoints the registry uses are mounted

@@ -1,4 +1,4 @@
-"""The OAuth pages and endpoints (SPEC §10), thin around django-oauth-toolkit.
+"""The OAuth pages and endpoints (docs/reference.md#oauth), thin around django-oauth-toolkit.
 
 Every route answers 404 unless OAuth is configured (require_oauth), exactly as if it
 did not exist. Hand-written here: the GitHub sign-in in front of the authorize view,
@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib.auth import login, logout
 from django.contrib.auth.models import AnonymousUser
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse, QueryDict
 from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
@@ -31,6 +31,7 @@ from oauth2_provider.views.dynamic_client_registration import (
     DynamicClientRegistrationView,
 )
 
+from accounts.callers import Caller
 from accounts.errors import InvalidToken, LoginNotAllowed, UpstreamUnavailable
 from accounts.github import fetch_user
 from oauth import github
@@ -127,11 +128,13 @@ class ConsentView(AuthorizationView):
     is checked against the allowlists again before the page is shown or a code issued."""
 
     template_name = "oauth/consent.html"
+    caller: Caller | None = None
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if request.GET.get("approval_prompt"):
-            request.GET = request.GET.copy()
-            request.GET.pop("approval_prompt")
+            kept = request.GET.copy()
+            kept.pop("approval_prompt")
+            request.GET = QueryDict(kept.urlencode())
         if request.user.is_authenticated:
             try:
                 self.caller = signed_in_caller(request.user)
@@ -144,7 +147,7 @@ class ConsentView(AuthorizationView):
         context = super().get_context_data(**kwargs)
         redirect_uri = context.get("redirect_uri") or ""
         context["redirect_host"] = urlsplit(redirect_uri).hostname or ""
-        context["caller_login"] = getattr(getattr(self, "caller", None), "identity", ":").split(":", 1)[1]
+        context["caller_login"] = self.caller.name if self.caller is not None else ""
         return context
 
 

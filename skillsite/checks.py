@@ -1,14 +1,11 @@
-"""System checks for dangerous configurations (ids registry.*).
+"""The project-wide system checks (ids registry.*); each app registers its own in its checks.py.
 
-`manage.py check --deploy` runs the deploy-tagged ones; CI runs it with a
-production-like environment.
+`manage.py check --deploy` runs the deploy-tagged ones; CI runs it with a production-like
+environment.
 """
 
-from pathlib import Path
-
 from django.conf import settings
-from django.core.checks import CheckMessage, Error, Tags, Warning, register
-from django.db import DatabaseError
+from django.core.checks import CheckMessage, Error, Tags, register
 
 _LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
 
@@ -26,86 +23,3 @@ def check_debug_in_production(app_configs: object = None, **kwargs: object) -> l
             )
         ]
     return []
-
-
-@register(Tags.security, deploy=True)
-def check_callers_configured(app_configs: object = None, **kwargs: object) -> list[CheckMessage]:
-    if (
-        settings.SKILLS_READ_TOKENS
-        or settings.SKILLS_ZDR_TOKENS
-        or settings.ALLOWED_GITHUB_LOGINS
-        or settings.ZDR_GITHUB_LOGINS
-        or _database_has_callers()
-    ):
-        return []
-    return [
-        Warning(
-            "No callers are configured: every /mcp request will be refused.",
-            hint="Set SKILLS_READ_TOKENS or ALLOWED_GITHUB_LOGINS, or run `manage.py create_token NAME`.",
-            id="registry.W002",
-        )
-    ]
-
-
-@register(deploy=True)
-def check_skills_repo(app_configs: object = None, **kwargs: object) -> list[CheckMessage]:
-    path = Path(settings.SKILLS_REPO_PATH)
-    if (path / ".git").exists() or (path / "HEAD").is_file():
-        return []
-    return [
-        Warning(
-            f"SKILLS_REPO_PATH ({path}) is not a git repository: `manage.py publish` has nothing to read.",
-            hint="Point SKILLS_REPO_PATH at a clone of the skills repository (or pass --repo).",
-            id="registry.W003",
-        )
-    ]
-
-
-def _database_has_callers() -> bool:
-    try:
-        from accounts.models import AllowedLogin, ServiceToken
-    except ImportError:
-        return False
-    try:
-        return AllowedLogin.objects.exists() or ServiceToken.objects.filter(revoked_at__isnull=True).exists()
-    except DatabaseError:
-        return False  # not migrated yet: nothing stored, so nothing configured there
-
-
-_OAUTH_VARIABLES = ("GITHUB_OAUTH_CLIENT_ID", "GITHUB_OAUTH_CLIENT_SECRET", "PUBLIC_BASE_URL")
-
-
-@register(Tags.security)
-def check_oauth_configuration(app_configs: object = None, **kwargs: object) -> list[CheckMessage]:
-    """SPEC §10: OAuth is all on or all off, never half-on. skillsite/wsgi.py runs this too,
-    so gunicorn refuses to start on an Error (a system check alone only stops runserver)."""
-    from oauth.conf import base_url_problem
-
-    values = {name: getattr(settings, name, "") for name in _OAUTH_VARIABLES}
-    present = [name for name, value in values.items() if value]
-    if not present:
-        return []
-    if len(present) < len(_OAUTH_VARIABLES):
-        missing = [name for name in _OAUTH_VARIABLES if name not in present]
-        return [
-            Error(
-                f"OAuth is half-configured: {', '.join(present)} set, {', '.join(missing)} not.",
-                hint="Set all three to turn OAuth for web connectors on, or none of them to keep it off.",
-                id="registry.E004",
-            )
-        ]
-    problem = base_url_problem(values["PUBLIC_BASE_URL"])
-    if problem:
-        return [
-            Error(
-                f"PUBLIC_BASE_URL ({values['PUBLIC_BASE_URL']}) cannot be the OAuth issuer: {problem}.",
-                hint="The canonical https://host clients reach this registry at, without a trailing slash.",
-                id="registry.E005",
-            )
-        ]
-    return []
-
-
-def oauth_configuration_errors() -> list[str]:
-    """The OAuth check's Errors as text, for a process that must not start with them."""
-    return [f"{message.id}: {message.msg}" for message in check_oauth_configuration() if message.is_serious()]

@@ -10,6 +10,8 @@ import secrets
 import shlex
 from pathlib import Path
 
+from skillsite import connect
+
 VAR_DIR = Path(__file__).resolve().parent.parent / "var"
 LOCAL_ENV = VAR_DIR / "local.env"
 
@@ -44,10 +46,10 @@ def banner(host: str, port: int) -> str:
             f"Local read token (from {LOCAL_ENV.relative_to(VAR_DIR.parent)}): {token}",
             "",
             "Connect Claude Code:",
-            f'  claude mcp add --transport http skills {url} --header "Authorization: Bearer {token}"',
+            f"  {connect.claude_code(url, token)}",
             "Connect Codex:",
-            f"  export SKILLS_TOKEN={token}",
-            f"  codex mcp add skills --url {url} --bearer-token-env-var SKILLS_TOKEN",
+            f"  {connect.export_token(token)}",
+            f"  {connect.codex(url)}",
             "OpenCode and web connectors: see docs/client-setup.md",
             "",
         ]

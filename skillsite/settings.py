@@ -1,4 +1,4 @@
-"""Settings for the Skills Registry, read from the environment (SPEC §7–8)."""
+"""Settings for the Skills Registry, read from the environment (docs/reference.md#environment)."""
 
 from pathlib import Path
 
@@ -49,7 +49,7 @@ TEMPLATES = [
 SQLITE_BUSY_TIMEOUT_SECONDS = env_float("SQLITE_BUSY_TIMEOUT_SECONDS", 30.0, minimum=0)
 
 
-def database_from_url(url: str) -> dict:
+def database_from_url(url: str) -> dj_database_url.DBConfig:
     """One DATABASES entry from a URL, with the SQLite tuning serving relies on.
 
     WAL lets readers run beside a publishing writer; IMMEDIATE transactions take
@@ -83,10 +83,10 @@ TIME_ZONE = "UTC"
 USE_I18N = False
 USE_TZ = True
 
-# The skills repository: --repo, else this, else the project directory (SPEC §9).
+# The skills repository: --repo, else this, else the project directory (docs/reference.md#commands).
 SKILLS_REPO_PATH = env_str("SKILLS_REPO_PATH") or str(BASE_DIR)
 
-# Callers (SPEC §7).
+# Callers (docs/reference.md#callers-and-clearance).
 SKILLS_READ_TOKENS = env_list("SKILLS_READ_TOKENS")
 SKILLS_ZDR_TOKENS = env_list("SKILLS_ZDR_TOKENS")
 ALLOWED_GITHUB_LOGINS = env_list("ALLOWED_GITHUB_LOGINS")
@@ -97,7 +97,7 @@ GITHUB_CACHE_SECONDS = env_int("GITHUB_CACHE_SECONDS", 300, minimum=0)
 GITHUB_FAILURE_CACHE_SECONDS = env_int("GITHUB_FAILURE_CACHE_SECONDS", 30, minimum=0)
 MCP_ALLOWED_ORIGINS = env_list("MCP_ALLOWED_ORIGINS")
 
-# The largest request body /mcp will read (SPEC §9: 1 MiB).
+# The largest request body /mcp will read (docs/reference.md#limits: 1 MiB).
 MCP_MAX_BODY_BYTES = env_int("MCP_MAX_BODY_BYTES", 1024 * 1024, minimum=1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MCP_MAX_BODY_BYTES
 
@@ -111,10 +111,13 @@ MCP_CACHE_TTL_SECONDS = env_int("MCP_CACHE_TTL_SECONDS", 60, minimum=0)
 
 # How long `publish` waits for another publish to finish before giving up.
 PUBLISH_LOCK_TIMEOUT_SECONDS = env_float("PUBLISH_LOCK_TIMEOUT_SECONDS", 300.0, minimum=0)
+# Tests only: stop a publish at a named point of its store phase (catalog/checkpoints.py).
+PUBLISH_PAUSE_AT = env_str("SKILLS_PUBLISH_PAUSE_AT")
+PUBLISH_PAUSE_SECONDS = env_float("SKILLS_PUBLISH_PAUSE_SECONDS", 60.0, minimum=0)
 
-# Behind a reverse proxy (SPEC §8): the forwarded-proto header is trusted only when named here,
-# e.g. DJANGO_PROXY_SSL_HEADER=X-Forwarded-Proto (the proxy must set it to "https" and strip
-# any copy a client sends).
+# Behind a reverse proxy (docs/reference.md#environment): the forwarded-proto header is trusted
+# only when named here, e.g. DJANGO_PROXY_SSL_HEADER=X-Forwarded-Proto (the proxy must set it to
+# "https" and strip any copy a client sends).
 PROXY_SSL_HEADER = env_str("DJANGO_PROXY_SSL_HEADER").strip()
 if PROXY_SSL_HEADER:
     SECURE_PROXY_SSL_HEADER = ("HTTP_" + PROXY_SSL_HEADER.upper().replace("-", "_"), "https")
@@ -147,7 +150,7 @@ LOGGING = {
     "loggers": {"django.request": {"level": "ERROR"}},
 }
 
-# --- OAuth for web connectors (SPEC §10) ------------------------------------------------------
+# --- OAuth for web connectors (docs/reference.md#oauth) -----------------------------------------
 # Off unless GITHUB_OAUTH_CLIENT_ID, GITHUB_OAUTH_CLIENT_SECRET and PUBLIC_BASE_URL are all set.
 # Some but not all is the system check registry.E004, which also stops gunicorn (skillsite/wsgi.py).
 # The apps are installed either way (one database schema); the routes answer 404 while it is off,

@@ -1,11 +1,14 @@
 from django.urls import include, path
 
 from mcpapi import views
+from skillsite import landing
 
 urlpatterns = [
+    path("", landing.landing, name="landing"),
+    path("favicon.ico", landing.favicon, name="favicon"),
     path("healthz", views.healthz, name="healthz"),
     # No trailing slash: the MCP endpoint URL is exact (clients and OAuth resources name it).
     path("mcp", views.mcp, name="mcp"),
-    # OAuth for web connectors (SPEC §10): every route there is 404 unless OAuth is configured.
+    # OAuth for web connectors (docs/reference.md#oauth): every route there is 404 unless OAuth is configured.
     path("", include("oauth.urls")),
 ]

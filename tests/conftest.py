@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from tests.skillrepo import SkillRepo
+from tests.support.repos import SkillRepo
 
 
 @pytest.fixture

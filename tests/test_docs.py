@@ -5,22 +5,27 @@ from pathlib import Path
 
 import pytest
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+from tests.support.project import PROJECT_DIR
+
 DEPLOY_DOC = PROJECT_DIR / "docs" / "deploy.md"
 README = PROJECT_DIR / "README.md"
 
-# env_str("NAME"...), env_bool("NAME"...), ... in settings.py; os.environ.get("NAME"...) in gunicorn.conf.py.
-_SETTINGS_ENV = re.compile(r"""\benv_(?:str|bool|int|float|list)\(\s*["']([A-Z][A-Z0-9_]*)["']""")
-_OS_ENV = re.compile(r"""\bos\.environ\.get\(\s*["']([A-Z][A-Z0-9_]*)["']""")
+# env_str("NAME"...), env_bool("NAME"...), ...: skillsite/env.py's readers (settings, gunicorn.conf.py).
+_ENV_READ = re.compile(r"""\benv_(?:str|bool|int|float|list)\(\s*["']([A-Z][A-Z0-9_]*)["']""")
+# Anything reading the environment around those readers would escape the scan.
+_RAW_ENV_READ = re.compile(r"\bos\.(?:environ|getenv)\b")
+
+
+def env_vars_read_in(path: Path) -> list[str]:
+    return sorted(set(_ENV_READ.findall(path.read_text())))
 
 
 def settings_env_vars() -> list[str]:
-    text = (PROJECT_DIR / "skillsite" / "settings.py").read_text()
-    return sorted(set(_SETTINGS_ENV.findall(text)))
+    return env_vars_read_in(PROJECT_DIR / "skillsite" / "settings.py")
 
 
 def gunicorn_env_vars() -> list[str]:
-    return sorted(set(_OS_ENV.findall((PROJECT_DIR / "gunicorn.conf.py").read_text())))
+    return env_vars_read_in(PROJECT_DIR / "gunicorn.conf.py")
 
 
 def management_commands() -> list[str]:
@@ -45,6 +50,14 @@ def test_the_settings_scan_finds_the_environment_variables() -> None:
     # Guards the regular expression: if it stopped matching, every other test here would pass vacuously.
     names = settings_env_vars()
     assert {"DJANGO_SECRET_KEY", "DATABASE_URL", "CACHE_URL", "SKILLS_READ_TOKENS"} <= set(names)
+    assert {"GUNICORN_WORKERS", "GUNICORN_BIND", "FORWARDED_ALLOW_IPS"} <= set(gunicorn_env_vars())
+
+
+@pytest.mark.parametrize("path", ["skillsite/settings.py", "gunicorn.conf.py"])
+def test_the_environment_is_read_only_through_the_typed_readers(path: str) -> None:
+    assert not _RAW_ENV_READ.search((PROJECT_DIR / path).read_text()), (
+        f"{path} reads os.environ directly: use skillsite/env.py's readers (the scan above sees those)"
+    )
 
 
 @pytest.mark.parametrize("name", settings_env_vars())

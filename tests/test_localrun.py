@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from skillsite import localrun
+from tests.support.project import PROJECT_DIR
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "client-setup.md"
+DOCS = PROJECT_DIR / "docs" / "client-setup.md"
 
 
 @pytest.fixture

@@ -7,11 +7,13 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "smoke_test.py"
+from tests.support.http_answers import send
+from tests.support.project import PROJECT_DIR
+
+SCRIPT = PROJECT_DIR / "scripts" / "smoke_test.py"
 SHA = "0123456789abcdef0123456789abcdef01234567"
 OTHER_SHA = "fedcba9876543210fedcba9876543210fedcba98"
 TOKEN = "smoke-token-for-tests"
@@ -63,13 +65,7 @@ def make_handler(stand_in: StandIn) -> type[BaseHTTPRequestHandler]:
             content_type: str = "application/json",
         ) -> None:
             body = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(body)
+            send(self, status, body, content_type, headers)
 
         def do_GET(self) -> None:
             stand_in.requests.append({"method": "GET", "path": self.path, "headers": dict(self.headers)})

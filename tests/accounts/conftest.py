@@ -5,14 +5,8 @@ from django.core.cache import cache
 from django.http import HttpRequest
 from django.test import RequestFactory
 
-from tests.github_standin import GitHubStandIn, github_standin  # noqa: F401 - a fixture
-
-# Named personas: alice is allowed in, carol is cleared for ZDR, bob is nobody's friend.
-ALICE_TOKEN = "ghp_alice0000000000000000000000000000000"
-BOB_TOKEN = "ghp_bob000000000000000000000000000000000"
-CAROL_TOKEN = "github_pat_carol_0000000000000000000000000"
-READ_TOKEN = "env-read-token-1234567890"
-ZDR_TOKEN = "env-zdr-token-0987654321"
+from tests.support.github_standin import GitHubStandIn
+from tests.support.tokens import ALICE_TOKEN, BOB_TOKEN, CAROL_TOKEN, READ_TOKEN, ZDR_TOKEN
 
 
 @pytest.fixture(autouse=True)
@@ -33,12 +27,14 @@ def callers_settings(settings) -> Iterator[None]:
 
 
 @pytest.fixture
-def github(github_standin: GitHubStandIn, settings) -> GitHubStandIn:  # noqa: F811 - the imported fixture
-    github_standin.add_user(ALICE_TOKEN, "alice", 1001)
-    github_standin.add_user(BOB_TOKEN, "bob", 1002)
-    github_standin.add_user(CAROL_TOKEN, "Carol", 1003)
-    settings.GITHUB_API_URL = github_standin.url
-    return github_standin
+def github(settings) -> Iterator[GitHubStandIn]:
+    """A running GitHub stand-in that knows alice, bob and Carol; GITHUB_API_URL points at it."""
+    with GitHubStandIn() as standin:
+        standin.add_user(ALICE_TOKEN, "alice", 1001)
+        standin.add_user(BOB_TOKEN, "bob", 1002)
+        standin.add_user(CAROL_TOKEN, "Carol", 1003)
+        settings.GITHUB_API_URL = standin.url
+        yield standin
 
 
 @pytest.fixture

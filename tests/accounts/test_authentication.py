@@ -8,9 +8,9 @@ from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
 
 from accounts.authentication import BearerTokenAuthentication, authenticate
-from accounts.callers import Caller
+from accounts.callers import Caller, CallerKind
 from accounts.errors import InvalidToken, LoginNotAllowed, NotAuthenticated, UpstreamUnavailable
-from tests.accounts.conftest import READ_TOKEN, ZDR_TOKEN
+from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
 
 
 def raw(header: str):
@@ -47,11 +47,23 @@ def test_it_refuses_tokens_outside_the_bearer_syntax_without_asking_anyone(token
 
 
 def test_it_lets_in_a_read_token_from_the_environment_uncleared(bearer):
-    assert authenticate(bearer(READ_TOKEN)) == Caller(identity="token:env", zdr_cleared=False)
+    assert authenticate(bearer(READ_TOKEN)) == Caller(CallerKind.TOKEN, "env", zdr_cleared=False)
 
 
 def test_it_lets_in_a_zdr_token_from_the_environment_cleared(bearer):
-    assert authenticate(bearer(ZDR_TOKEN)) == Caller(identity="token:env-zdr", zdr_cleared=True)
+    assert authenticate(bearer(ZDR_TOKEN)) == Caller(CallerKind.TOKEN, "env-zdr", zdr_cleared=True)
+
+
+@pytest.mark.parametrize(
+    ("caller", "identity", "login"),
+    [
+        (Caller(CallerKind.TOKEN, "env-zdr", zdr_cleared=True), "token:env-zdr", None),
+        (Caller(CallerKind.GITHUB, "Alice", zdr_cleared=False), "github:Alice", "Alice"),
+        (Caller(CallerKind.OAUTH, "alice", zdr_cleared=False), "oauth:alice", "alice"),
+    ],
+)
+def test_a_caller_reads_as_kind_and_name_and_knows_its_login(caller, identity, login):
+    assert (caller.identity, caller.login) == (identity, login)
 
 
 def test_a_token_in_both_lists_is_cleared(bearer, settings):
@@ -71,9 +83,10 @@ def test_environment_tokens_are_checked_before_github(bearer, github):
     assert sum(github.calls.values()) == 0
 
 
-def test_an_environment_token_never_reaches_the_database(bearer):
-    # No django_db mark: any query would fail the test.
-    authenticate(bearer(READ_TOKEN))
+@pytest.mark.parametrize("token", [READ_TOKEN, ZDR_TOKEN], ids=["read", "zdr"])
+def test_an_environment_token_never_reaches_the_database(bearer, db, django_assert_num_queries, token):
+    with django_assert_num_queries(0):
+        assert authenticate(bearer(token)).kind == CallerKind.TOKEN
 
 
 def test_a_prefix_or_extension_of_an_environment_token_is_not_it(bearer, github):

@@ -1,23 +1,24 @@
 """GitHub tokens: GET /user against a real HTTP stand-in, the cache, the allowlists."""
 
 import time
+from email.message import Message
 
 import pytest
 from django.core.cache import cache
 
 from accounts import github as gh
 from accounts.authentication import authenticate
-from accounts.callers import Caller
+from accounts.callers import Caller, CallerKind
 from accounts.errors import InvalidToken, LoginNotAllowed, UpstreamUnavailable
 from accounts.models import AllowedLogin
-from tests import github_standin as standin
-from tests.accounts.conftest import ALICE_TOKEN, BOB_TOKEN, CAROL_TOKEN
+from tests.support import github_standin as standin
+from tests.support.tokens import ALICE_TOKEN, BOB_TOKEN, CAROL_TOKEN
 
 pytestmark = pytest.mark.django_db
 
 
 def test_it_lets_in_an_allowed_login(bearer, github):
-    assert authenticate(bearer(ALICE_TOKEN)) == Caller(identity="github:alice", zdr_cleared=False)
+    assert authenticate(bearer(ALICE_TOKEN)) == Caller(CallerKind.GITHUB, "alice", zdr_cleared=False)
     assert github.calls[ALICE_TOKEN] == 1
 
 
@@ -181,7 +182,7 @@ def test_a_malformed_cache_entry_is_ignored(bearer, github):
 def test_logins_compare_case_insensitively(bearer, github, settings):
     # ALLOWED_GITHUB_LOGINS holds "Alice"; GitHub says "alice". ZDR holds "carol"; GitHub says "Carol".
     assert authenticate(bearer(ALICE_TOKEN)).identity == "github:alice"
-    assert authenticate(bearer(CAROL_TOKEN)) == Caller(identity="github:Carol", zdr_cleared=True)
+    assert authenticate(bearer(CAROL_TOKEN)) == Caller(CallerKind.GITHUB, "Carol", zdr_cleared=True)
 
 
 def test_a_zdr_login_from_the_environment_is_let_in_and_cleared(bearer, github, settings):
@@ -191,7 +192,7 @@ def test_a_zdr_login_from_the_environment_is_let_in_and_cleared(bearer, github, 
 
 def test_a_login_from_the_database_is_let_in(bearer, github):
     AllowedLogin.objects.create(login="bob")
-    assert authenticate(bearer(BOB_TOKEN)) == Caller(identity="github:bob", zdr_cleared=False)
+    assert authenticate(bearer(BOB_TOKEN)) == Caller(CallerKind.GITHUB, "bob", zdr_cleared=False)
 
 
 def test_a_database_login_with_zdr_is_cleared(bearer, github):
@@ -232,11 +233,16 @@ def test_nobody_is_let_in_when_no_login_is_listed(bearer, github, settings):
     [b"[]", b'{"id": 1}', b'{"login": ""}', b'{"login": 7}', b'{"login": "a b"}', b"[" * 100_000, b"\xff"],
 )
 def test_a_200_that_is_not_a_user_is_503(body):
-    answer = gh._Answer(status=200, headers=gh.Message(), body=body)
+    answer = gh.Answer(status=200, headers=Message(), body=body)
     with pytest.raises(UpstreamUnavailable):
-        gh._interpret(answer)
+        gh.user_from(answer)
 
 
 def test_a_user_without_a_numeric_id_still_has_a_login():
-    answer = gh._Answer(status=200, headers=gh.Message(), body=b'{"login": "alice", "id": true}')
-    assert gh._interpret(answer) == gh.GitHubUser(login="alice", id=None)
+    answer = gh.Answer(status=200, headers=Message(), body=b'{"login": "alice", "id": true}')
+    assert gh.user_from(answer) == gh.GitHubUser(login="alice", id=None)
+
+
+def test_an_answer_over_the_cap_is_not_json():
+    answer = gh.Answer(status=200, headers=Message(), body=b'"' + b"a" * gh.MAX_RESPONSE_BYTES + b'"')
+    assert answer.too_large and answer.json() is None

@@ -9,8 +9,8 @@ from django.core.management import call_command
 
 from accounts.authentication import authenticate
 from accounts.errors import AuthError
-from tests import github_standin as standin
-from tests.accounts.conftest import ALICE_TOKEN, BOB_TOKEN, CAROL_TOKEN, READ_TOKEN, ZDR_TOKEN
+from tests.support import github_standin as standin
+from tests.support.tokens import ALICE_TOKEN, BOB_TOKEN, CAROL_TOKEN, READ_TOKEN, ZDR_TOKEN
 
 
 @pytest.mark.django_db

@@ -10,7 +10,7 @@ from django.db import connection
 
 from accounts import tokens
 from accounts.authentication import authenticate
-from accounts.callers import Caller
+from accounts.callers import Caller, CallerKind
 from accounts.errors import AccountsError, InvalidToken
 from accounts.models import ServiceToken
 
@@ -37,12 +37,12 @@ def test_create_token_prints_the_token_alone_on_stdout_and_a_hint_on_stderr():
 
 def test_a_created_token_lets_its_caller_in_uncleared(bearer):
     token = create("ci")
-    assert authenticate(bearer(token)) == Caller(identity="token:ci", zdr_cleared=False)
+    assert authenticate(bearer(token)) == Caller(CallerKind.TOKEN, "ci", zdr_cleared=False)
 
 
 def test_a_zdr_token_is_cleared(bearer):
     token = create("laptop", "--zdr")
-    assert authenticate(bearer(token)) == Caller(identity="token:laptop", zdr_cleared=True)
+    assert authenticate(bearer(token)) == Caller(CallerKind.TOKEN, "laptop", zdr_cleared=True)
 
 
 def test_each_token_is_new():
@@ -165,7 +165,7 @@ def test_tokens_sharing_a_lookup_prefix_are_told_apart(bearer):
         name="twin", prefix=twin[: tokens.LOOKUP_PREFIX_LENGTH], digest=tokens.token_digest(twin), zdr=True
     )
     assert authenticate(bearer(token)).identity == "token:ci"
-    assert authenticate(bearer(twin)) == Caller(identity="token:twin", zdr_cleared=True)
+    assert authenticate(bearer(twin)) == Caller(CallerKind.TOKEN, "twin", zdr_cleared=True)
 
 
 def test_environment_tokens_win_over_database_tokens(bearer, settings):

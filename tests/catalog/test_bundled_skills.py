@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
+from catalog.report import ValidationReport
 from catalog.trees import WorkingTree
-from catalog.validation import ValidationReport, validate_tree
-
-PROJECT_DIR = Path(__file__).resolve().parents[2]
+from catalog.validation import validate_tree
+from tests.support.project import PROJECT_DIR
 
 
 @pytest.fixture(scope="module")

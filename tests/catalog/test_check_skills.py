@@ -1,4 +1,4 @@
-"""manage.py check_skills: output formats and exit codes (SPEC §4, §9)."""
+"""manage.py check_skills: output formats and exit codes (docs/reference.md#commands, #validation)."""
 
 import json
 from io import StringIO
@@ -10,7 +10,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from tests.catalog.tree_support import symlink
-from tests.skillrepo import SkillRepo, skill_md
+from tests.support.repos import SkillRepo
+from tests.support.skillmd import skill_md
 
 
 def run(*args: str, **options: Any) -> tuple[int, str, str]:
@@ -165,8 +166,9 @@ def test_it_keeps_each_problem_on_one_line_even_for_odd_file_names(skill_repo: S
 
 
 def test_acceptance_it_rejects_each_unsafe_skill_naming_the_file(skill_repo: SkillRepo) -> None:
-    """SPEC §2 acceptance: a typo'd key, a string boolean, a symlink, binary content and a
-    `..` path each fail the check with a message naming the file; the clean skill passes."""
+    """The format's acceptance case (docs/reference.md#skill-format): a typo'd key, a string
+    boolean, a symlink, binary content and a `..` path each fail the check with a message
+    naming the file; the clean skill passes."""
     skill_repo.add_skill("clean", files={"references/a.md": "fine\n"})
     skill_repo.write("skills/typo/SKILL.md", skill_md("typo", required_zrd=True))
     skill_repo.write("skills/string-zdr/SKILL.md", skill_md("string-zdr", required_zdr="true"))

@@ -1,4 +1,4 @@
-"""registry.config.json parsing (SPEC §3)."""
+"""registry.config.json parsing (docs/reference.md#registryconfigjson)."""
 
 import copy
 import json
@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from catalog.config import MAX_CONFIG_BYTES, ConfigError, config_from_dict, parse_config
-from tests.skillrepo import DEFAULT_CONFIG
+from tests.support.repos import DEFAULT_CONFIG
 
 
 def raw(config: Any) -> bytes:

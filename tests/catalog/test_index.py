@@ -22,9 +22,10 @@ from catalog.index import (
     read_blob,
 )
 from catalog.models import Snapshot
-from catalog.publishing import prune_snapshots, publish
+from catalog.publishing import publish
+from catalog.snapshots import prune_snapshots
 from tests.catalog.publish_support import bump, two_skills
-from tests.skillrepo import DEFAULT_CONFIG, SkillRepo
+from tests.support.repos import DEFAULT_CONFIG, SkillRepo
 
 
 @pytest.fixture(autouse=True)

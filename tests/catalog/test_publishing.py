@@ -5,12 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from catalog import publishing
+from catalog import checkpoints, publishing
+from catalog.errors import PublishError
 from catalog.hashing import content_hash
 from catalog.models import Blob, SkillVersion, SkillVersionFile, Snapshot, SnapshotSkill
-from catalog.publishing import Outcome, PublishError, publish
+from catalog.publishing import Outcome, publish
 from tests.catalog.publish_support import bump, two_skills
-from tests.skillrepo import DEFAULT_CONFIG, SkillRepo
+from tests.support.repos import DEFAULT_CONFIG, SkillRepo
 
 pytestmark = pytest.mark.django_db
 
@@ -292,7 +293,7 @@ def test_a_failure_while_storing_leaves_nothing_behind(
         if name == "skills":
             raise RuntimeError("disk full")
 
-    monkeypatch.setattr(publishing, "_checkpoint", explode)
+    monkeypatch.setattr(checkpoints, "reached", explode)
     with pytest.raises(RuntimeError, match="disk full"):
         publish(skill_repo.root, new)
 

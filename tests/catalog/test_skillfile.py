@@ -1,11 +1,12 @@
-"""One SKILL.md: frontmatter between `---` lines, strict keys and types, the body (SPEC §2, §9)."""
+"""One SKILL.md: frontmatter between `---` lines, strict keys and types, the body
+(docs/reference.md#skill-format)."""
 
 from typing import Any
 
 import pytest
 
-from catalog.skillfile import KNOWN_KEYS, REQUIRED_KEYS, ParsedSkillFile, parse_skill_file, path_problem
-from tests.skillrepo import skill_md
+from catalog.skillfile import KNOWN_KEYS, REQUIRED_KEYS, ParsedSkillFile, parse_skill_file
+from tests.support.skillmd import skill_md
 
 VALID_FRONT = "schema_version: 1\nid: demo\nname: Demo\ndescription: Does demo things.\nversion: 1.0.0\n"
 
@@ -409,15 +410,3 @@ def test_it_reads_yes_and_on_as_plain_text_in_text_fields() -> None:
     assert parsed.frontmatter is not None
     assert parsed.frontmatter.name == "yes"
     assert parsed.frontmatter.tags == ("on", "yes")
-
-
-# --- path_problem, shared with the tree rules -------------------------------------------
-
-
-def test_path_problem_accepts_a_nested_relative_path() -> None:
-    assert path_problem("references/api/auth.md") is None
-
-
-@pytest.mark.parametrize("path", ["/a", "a/../b", "a/./b", "a\\b", "a%b", "a\0b", "", "a//b"])
-def test_path_problem_rejects_what_retrieval_would_call_invalid(path: str) -> None:
-    assert path_problem(path) is not None

@@ -12,15 +12,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from catalog.models import Blob, SkillVersion, SkillVersionFile, Snapshot
-from tests.catalog.publish_support import (
-    SubprocessDatabase,
-    TemplateDatabase,
-    bump,
-    sigkill,
-    two_skills,
-    wait_for_pause,
-)
-from tests.skillrepo import SkillRepo
+from tests.catalog.publish_support import bump, sigkill, two_skills, wait_for_pause
+from tests.support.databases import SubprocessDatabase, TemplateDatabase
+from tests.support.repos import SkillRepo
 
 LINE = re.compile(r"^(?P<marker>[* ]) (?P<sha>[0-9a-f]{40}) (?P<published_at>\S+) (?P<count>\d+) skills$")
 

@@ -6,7 +6,7 @@ import pytest
 
 from catalog.trees import EntryKind, GitTree, TreeEntry, TreeError, WorkingTree, open_repo, resolve_commit
 from tests.catalog.tree_support import nested_repository, symlink
-from tests.skillrepo import SkillRepo
+from tests.support.repos import SkillRepo
 
 
 def git_tree(repo: SkillRepo, rev: str = "HEAD") -> GitTree:

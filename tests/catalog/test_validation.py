@@ -1,23 +1,24 @@
-"""Every rule of SPEC §2-3 over a whole repository, through real git trees."""
+"""Every rule (docs/reference.md#validation) over a whole repository, through real git trees."""
 
 import hashlib
 
 import pytest
 
 from catalog.hashing import content_hash
+from catalog.report import BaseSkill, ValidatedFile
 from catalog.trees import WorkingTree
-from catalog.validation import BaseSkill, ValidatedFile, base_skills_from_tree, media_type_for
+from catalog.validation import base_skills_from_tree
 from tests.catalog.tree_support import (
     base_of,
     codes,
-    config_with,
     nested_repository,
     skill_md_of_size,
     symlink,
     validate,
     validate_commit,
 )
-from tests.skillrepo import SkillRepo, skill_md
+from tests.support.repos import SkillRepo, config_with_limits
+from tests.support.skillmd import skill_md
 
 MD = "skills/demo/SKILL.md"
 
@@ -175,7 +176,7 @@ def test_it_rejects_a_symlinked_config(skill_repo: SkillRepo) -> None:
 
 
 def test_it_uses_the_configured_skills_dir(tmp_path) -> None:
-    config = config_with()
+    config = config_with_limits()
     config["skills_dir"] = "catalogue"
     repo = SkillRepo(tmp_path / "repo", config)
     repo.write("catalogue/demo/SKILL.md", skill_md("demo"))
@@ -281,7 +282,7 @@ def test_it_rejects_an_extension_not_allowed_in_its_folder(skill_repo: SkillRepo
 
 
 def test_it_rejects_a_script_extension_missing_from_the_config(tmp_path) -> None:
-    config = config_with()
+    config = config_with_limits()
     config["allowed_script_extensions"] = [".sh"]
     repo = SkillRepo(tmp_path / "repo", config)
     repo.add_skill("demo", files={"scripts/a.sh": "x\n", "scripts/b.py": "x\n"})
@@ -394,13 +395,13 @@ def test_it_accepts_multibyte_utf8(skill_repo: SkillRepo) -> None:
 
 
 def test_it_accepts_a_skill_md_exactly_at_max_skill_md_bytes(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_skill_md_bytes=1000))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_skill_md_bytes=1000))
     repo.write(MD, skill_md_of_size("demo", 1000))
     assert validate(repo).ok
 
 
 def test_it_rejects_a_skill_md_one_byte_over_max_skill_md_bytes(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_skill_md_bytes=1000))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_skill_md_bytes=1000))
     repo.write(MD, skill_md_of_size("demo", 1001))
     report = validate(repo)
     assert codes(report) == {(MD, "skill_md_too_large")}
@@ -408,13 +409,13 @@ def test_it_rejects_a_skill_md_one_byte_over_max_skill_md_bytes(tmp_path) -> Non
 
 
 def test_it_accepts_a_file_exactly_at_max_file_bytes(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_file_bytes=100))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_file_bytes=100))
     repo.add_skill("demo", files={"references/a.md": "x" * 100})
     assert validate(repo).ok
 
 
 def test_it_rejects_a_file_one_byte_over_max_file_bytes(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_file_bytes=100))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_file_bytes=100))
     repo.add_skill("demo", files={"references/a.md": "x" * 101})
     report = validate(repo)
     assert codes(report) == {("skills/demo/references/a.md", "file_too_large")}
@@ -423,7 +424,7 @@ def test_it_rejects_a_file_one_byte_over_max_file_bytes(tmp_path) -> None:
 
 def test_it_accepts_a_skill_exactly_at_max_skill_total_bytes(tmp_path) -> None:
     md = skill_md_of_size("demo", 600, files=["references/a.md"])
-    repo = SkillRepo(tmp_path / "repo", config_with(max_skill_total_bytes=1000))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_skill_total_bytes=1000))
     repo.write(MD, md)
     repo.write("skills/demo/references/a.md", "x" * 400)
     assert validate(repo).ok
@@ -431,7 +432,7 @@ def test_it_accepts_a_skill_exactly_at_max_skill_total_bytes(tmp_path) -> None:
 
 def test_it_rejects_a_skill_one_byte_over_max_skill_total_bytes(tmp_path) -> None:
     md = skill_md_of_size("demo", 600, files=["references/a.md"])
-    repo = SkillRepo(tmp_path / "repo", config_with(max_skill_total_bytes=1000))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_skill_total_bytes=1000))
     repo.write(MD, md)
     repo.write("skills/demo/references/a.md", "x" * 401)
     report = validate(repo)
@@ -442,13 +443,13 @@ def test_it_rejects_a_skill_one_byte_over_max_skill_total_bytes(tmp_path) -> Non
 
 
 def test_it_accepts_exactly_max_files_per_skill_supporting_files(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_files_per_skill=3))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_files_per_skill=3))
     repo.add_skill("demo", files={f"references/{n}.md": "x\n" for n in range(3)})
     assert validate(repo).ok
 
 
 def test_it_rejects_one_supporting_file_over_max_files_per_skill(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_files_per_skill=3))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_files_per_skill=3))
     repo.add_skill("demo", files={f"references/{n}.md": "x\n" for n in range(4)})
     report = validate(repo)
     assert codes(report) == {(MD, "too_many_files")}
@@ -458,14 +459,14 @@ def test_it_rejects_one_supporting_file_over_max_files_per_skill(tmp_path) -> No
 
 
 def test_it_accepts_exactly_max_skills(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_skills=3))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_skills=3))
     for n in range(3):
         repo.add_skill(f"skill-{n}")
     assert validate(repo).ok
 
 
 def test_it_rejects_one_skill_over_max_skills(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_skills=3))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_skills=3))
     for n in range(4):
         repo.add_skill(f"skill-{n}")
     report = validate(repo)
@@ -474,7 +475,7 @@ def test_it_rejects_one_skill_over_max_skills(tmp_path) -> None:
 
 
 def test_it_does_not_read_files_of_a_skill_over_its_limits(tmp_path) -> None:
-    repo = SkillRepo(tmp_path / "repo", config_with(max_skill_total_bytes=1000))
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_skill_total_bytes=1000))
     repo.add_skill("demo", files={"references/a.md": b"x" * 990 + b"\0"})
     # Over the total: reported, and the binary content is never read (so not reported).
     assert codes(validate(repo)) == {(MD, "skill_too_large")}
@@ -609,24 +610,3 @@ def test_base_skills_are_read_even_without_a_config(skill_repo: SkillRepo) -> No
 def test_base_skills_of_a_working_tree(skill_repo: SkillRepo) -> None:
     skill_repo.add_skill("demo")
     assert set(base_skills_from_tree(WorkingTree(skill_repo.root))) == {"demo"}
-
-
-# --- media types ------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("path", "media_type"),
-    [
-        ("references/a.md", "text/markdown"),
-        ("references/a.txt", "text/plain"),
-        ("scripts/a.sh", "text/x-shellscript"),
-        ("scripts/a.py", "text/x-python"),
-        ("scripts/a.js", "text/javascript"),
-        ("scripts/a.ts", "text/typescript"),
-        ("scripts/a.rb", "text/x-ruby"),
-        ("scripts/A.MD", "text/markdown"),
-        ("references/a.csv", "text/plain"),
-    ],
-)
-def test_media_type_follows_the_extension(path: str, media_type: str) -> None:
-    assert media_type_for(path) == media_type

@@ -1,22 +1,16 @@
 """Helpers shared by the catalog tests: real git repositories, validated through real trees."""
 
-import copy
 import os
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from catalog.report import BaseSkill, ValidationReport
 from catalog.trees import GitTree, WorkingTree, open_repo, resolve_commit
-from catalog.validation import BaseSkill, ValidationReport, base_skills_from_tree, validate_tree
-from tests.skillrepo import DEFAULT_CONFIG, SkillRepo, skill_md
-
-
-def config_with(**limits: int) -> dict[str, Any]:
-    """The default registry config with some limits replaced."""
-    config = copy.deepcopy(DEFAULT_CONFIG)
-    config["limits"].update(limits)
-    return config
+from catalog.validation import base_skills_from_tree, validate_tree
+from tests.support.repos import SkillRepo
+from tests.support.skillmd import skill_md
 
 
 def validate(repo: SkillRepo, base: Mapping[str, BaseSkill] | None = None) -> ValidationReport:

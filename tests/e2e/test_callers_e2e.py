@@ -1,4 +1,4 @@
-"""Callers end to end (issue 5): gunicorn, a real database, a GitHub stand-in on 127.0.0.1.
+"""Callers end to end: gunicorn, a real database, a GitHub stand-in on 127.0.0.1.
 
 One gunicorn per module, with ONE worker and the default local-memory cache, so that
 "a second request with the same PAT makes no GitHub call" is about the product's cache
@@ -22,10 +22,11 @@ from typing import Any
 import httpx
 import pytest
 
-from tests import github_standin as kinds
-from tests.e2e.conftest import build_fixture_repo
-from tests.e2e.harness import GunicornServer, TempDatabase
-from tests.github_standin import GitHubStandIn
+from tests.support import github_standin as kinds
+from tests.support.databases import TempDatabase
+from tests.support.github_standin import GitHubStandIn
+from tests.support.gunicorn import GunicornServer
+from tests.support.standard import ZDR_ID, build_standard_repo
 
 pytestmark = pytest.mark.e2e
 
@@ -36,7 +37,6 @@ TIMEOUT_MARGIN = 0.75  # seconds: a refused request is answered at most this lon
 READ_TOKEN = f"e2e-read-{secrets.token_hex(12)}"
 ZDR_TOKEN = f"e2e-zdr-{secrets.token_hex(12)}"
 PUBLIC_IDS = ["alpha", "beta", "gamma"]
-ZDR_ID = "secret-ops"  # required_zdr in build_fixture_repo
 CHALLENGE = 'Bearer realm="mcp"'
 INVALID_TOKEN_CHALLENGE = 'Bearer realm="mcp", error="invalid_token"'
 
@@ -83,7 +83,7 @@ class Callers:
         return [skill["id"] for skill in self.call(token, "skills_list")["skills"]]
 
     def create_token(self, name: str, *flags: str) -> str:
-        token = self.database.manage("create_token", name, *flags, env=self.env).strip()
+        token = self.database.manage_ok("create_token", name, *flags, env=self.env).strip()
         self.sent.add(token)
         return token
 
@@ -91,7 +91,7 @@ class Callers:
 @pytest.fixture(scope="module")
 def callers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callers]:
     workdir = tmp_path_factory.mktemp("callers")
-    repo = build_fixture_repo(workdir / "repo")
+    repo = build_standard_repo(workdir / "repo")
     with GitHubStandIn(hang_seconds=10) as standin, TempDatabase(workdir / "db") as database:
         env = database.env(
             SKILLS_READ_TOKENS=READ_TOKEN,
@@ -108,8 +108,8 @@ def callers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callers]:
         # The default local-memory cache: one worker, one cache (see the module docstring).
         for name in ("CACHE_URL", "MCP_RATE_LIMIT_PER_MINUTE", "GITHUB_OAUTH_CLIENT_ID", "PUBLIC_BASE_URL"):
             env.pop(name, None)  # nothing of the test run's own environment changes the rules
-        database.manage("migrate", "--noinput", env=env)
-        database.manage("publish", repo.git("rev-parse", "HEAD"), "--repo", str(repo.root), env=env)
+        database.manage_ok("migrate", "--noinput", env=env)
+        database.manage_ok("publish", repo.git("rev-parse", "HEAD"), "--repo", str(repo.root), env=env)
         log_path = workdir / "gunicorn.log"
         with (
             GunicornServer(env, workers=1, log_path=log_path) as server,
@@ -238,7 +238,7 @@ def test_a_revoked_database_token_is_refused_on_the_next_request(callers: Caller
     token = callers.create_token("e2e-revoked")
     assert callers.post(token).status_code == 200
     assert callers.post(token).status_code == 200
-    callers.database.manage("revoke_token", "e2e-revoked", env=callers.env)
+    callers.database.manage_ok("revoke_token", "e2e-revoked", env=callers.env)
     response = callers.post(token)
     assert_refused_with_nothing_of_the_registry(response, 401)
     assert response.headers["WWW-Authenticate"] == INVALID_TOKEN_CHALLENGE
@@ -273,7 +273,7 @@ def test_no_token_appears_in_any_output_and_access_lines_name_the_caller(callers
     callers.post(pat(kinds.HANG))
     callers.post(pat(kinds.GARBAGE))
     callers.post(f"bad*{secrets.token_hex(8)}")
-    callers.database.manage("revoke_token", "log-check", env=callers.env)
+    callers.database.manage_ok("revoke_token", "log-check", env=callers.env)
     assert callers.post(service).status_code == 401
     assert callers.post(alice).status_code == 200  # a cache hit: logs nothing new of GitHub
 

@@ -12,7 +12,8 @@ from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from tests.e2e.conftest import GUIDE, SCRIPT, RegistryServer
+from tests.support.e2e import RegistryServer
+from tests.support.standard import GUIDE, SCRIPT
 
 pytestmark = pytest.mark.e2e
 

@@ -18,8 +18,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter
 
-from tests.e2e.conftest import GUIDE, READ_TOKEN, SCRIPT, ZDR_TOKEN, RegistryServer, build_fixture_repo
-from tests.e2e.harness import GunicornServer, TempDatabase
+from tests.support.e2e import RegistryServer, serving_registry
+from tests.support.repos import config_with_sections
+from tests.support.standard import GUIDE, SCRIPT, build_standard_repo
 
 pytestmark = pytest.mark.e2e
 
@@ -46,34 +47,18 @@ AS_DICT = TypeAdapter(dict[str, Any])
 
 @pytest.fixture(scope="module")
 def registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RegistryServer]:
-    """The standard end-to-end skills plus native ones, pages of two skills."""
+    """The standard skills plus native ones, pages of two skills."""
     workdir = tmp_path_factory.mktemp("e2e-modern")
-    repo = build_fixture_repo(workdir / "repo")
-    config = json.loads((repo.root / "registry.config.json").read_text())
-    config["pagination"] = {"default_limit": 2, "max_limit": 2}
-    repo.write_config(config)
+    repo = build_standard_repo(workdir / "repo")
+    repo.write_config(config_with_sections(pagination={"default_limit": 2, "max_limit": 2}))
     for skill_id in NATIVE:
         repo.add_skill(
             skill_id, name=skill_id, body=f"{skill_id} steps.\n", files={"references/ref.md": NATIVE_FILE}
         )
     repo.add_skill(HIDDEN, name=HIDDEN, body="Hidden steps.\n", required_zdr=True)
-    sha = repo.commit("native skills")
-    with TempDatabase(workdir / "db") as database:
-        env = database.env(SKILLS_READ_TOKENS=READ_TOKEN, SKILLS_ZDR_TOKENS=ZDR_TOKEN, LOG_FORMAT="plain")
-        database.manage("migrate", "--noinput", "-v", "0", env=env)
-        database.manage("publish", sha, "--repo", str(repo.root), env=env)
-        with GunicornServer(env, workers=2, log_path=workdir / "gunicorn.log") as server:
-            yield RegistryServer(
-                url=server.url,
-                mcp_url=server.mcp_url,
-                read_token=READ_TOKEN,
-                zdr_token=ZDR_TOKEN,
-                repo=repo,
-                sha=sha,
-                database=database,
-                env=env,
-                server=server,
-            )
+    repo.commit("native skills")
+    with serving_registry(workdir, repo, LOG_FORMAT="plain") as server:
+        yield server
 
 
 @pytest.fixture(params=list(MODES))

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.e2e.conftest import RegistryServer
+from tests.support.e2e import RegistryServer
 
 pytestmark = pytest.mark.e2e
 

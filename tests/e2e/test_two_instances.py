@@ -1,4 +1,4 @@
-"""Two gunicorn instances on ONE PostgreSQL database and one Redis (issue 6).
+"""Two gunicorn instances on ONE PostgreSQL database and one Redis.
 
 Both serve; a `manage.py publish` (a separate process on the same DATABASE_URL, as a
 deploy runs it) is served by both, /healthz and tools/call alike, within one second;
@@ -25,10 +25,12 @@ import psycopg
 import pytest
 import redis
 
-from tests.e2e.conftest import READ_TOKEN, ZDR_TOKEN, build_fixture_repo
-from tests.e2e.harness import GunicornServer, TempDatabase, _with_database, postgres_url
-from tests.github_standin import GitHubStandIn
-from tests.skillrepo import SkillRepo
+from tests.support.databases import TempDatabase, database_url, postgres_url
+from tests.support.github_standin import GitHubStandIn
+from tests.support.gunicorn import GunicornServer
+from tests.support.repos import SkillRepo
+from tests.support.standard import build_standard_repo
+from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
 
 pytestmark = pytest.mark.e2e
 
@@ -51,7 +53,7 @@ def _unavailable(what: str, url: str, error: Exception) -> None:
 def postgres_server() -> str:
     url = postgres_url() or DEFAULT_POSTGRES
     try:
-        psycopg.connect(_with_database(url, "postgres"), connect_timeout=5).close()
+        psycopg.connect(database_url(url, "postgres"), connect_timeout=5).close()
     except psycopg.Error as error:
         _unavailable("PostgreSQL", url, error)
     return url
@@ -87,7 +89,7 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
     postgres = postgres_server()
     cache_url = redis_cache_url()
     workdir = tmp_path_factory.mktemp("two-instances")
-    repo = build_fixture_repo(workdir / "repo")
+    repo = build_standard_repo(workdir / "repo")
     first = repo.git("rev-parse", "HEAD")
     with GitHubStandIn() as standin, TempDatabase(workdir / "db", postgres=postgres) as database:
         assert database.url.startswith(("postgres://", "postgresql://"))
@@ -100,8 +102,8 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
             LOG_FORMAT="plain",
         )
         env.pop("MCP_RATE_LIMIT_PER_MINUTE", None)
-        database.manage("migrate", "--noinput", "-v", "0", env=env)
-        database.manage("publish", first, "--repo", str(repo.root), env=env)
+        database.manage_ok("migrate", "--noinput", "-v", "0", env=env)
+        database.manage_ok("publish", first, "--repo", str(repo.root), env=env)
         with (
             GunicornServer(env, workers=2, log_path=workdir / "a.log") as a,
             GunicornServer(env, workers=2, log_path=workdir / "b.log") as b,
@@ -184,7 +186,7 @@ def test_a_publish_is_served_by_both_instances_within_a_second(pair: Pair) -> No
     pair.repo.add_skill("delta", body="Delta steps.\n", name="Delta", description="Ship the fourth thing.")
     second = pair.repo.commit("add delta")
 
-    pair.database.manage("publish", second, "--repo", str(pair.repo.root), env=pair.env)
+    pair.database.manage_ok("publish", second, "--repo", str(pair.repo.root), env=pair.env)
     published = time.monotonic()  # the publish has committed: from now on, both must serve it
 
     # Each instance, on each path, must have answered with the new revision within the

@@ -3,7 +3,7 @@
 import pytest
 
 from catalog import index as catalog_index
-from tests.mcpapi.conftest import McpClient, Published, publish_head
+from tests.support.mcp import McpClient, Published, publish_head
 
 pytestmark = pytest.mark.django_db
 

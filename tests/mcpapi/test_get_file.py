@@ -5,7 +5,9 @@ import hashlib
 import pytest
 
 from mcpapi.tools import is_well_formed_path, page_end
-from tests.mcpapi.conftest import GUIDE, SCRIPT, McpClient, Published, config_with, publish_head
+from tests.support.mcp import McpClient, Published, publish_head
+from tests.support.repos import config_with_sections
+from tests.support.standard import GUIDE, SCRIPT
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +28,7 @@ def read_all(mcp: McpClient, skill_id: str, path: str) -> list[dict]:
 @pytest.fixture
 def small_pages(make_repo) -> Published:
     """A skill whose files are read 5 bytes at a time."""
-    repo = make_repo(config_with(file_page_bytes=5))
+    repo = make_repo(config_with_sections(file_page_bytes=5))
     repo.add_skill(
         "paged",
         files={"references/mixed.md": MIXED, "references/empty.md": "", "scripts/tool.py": "print('ok')\n"},
@@ -77,7 +79,7 @@ def test_pages_join_to_the_file_exactly_and_never_split_a_character(
 
 
 def test_a_four_byte_character_fits_the_smallest_page(mcp: McpClient, make_repo) -> None:
-    repo = make_repo(config_with(file_page_bytes=4))
+    repo = make_repo(config_with_sections(file_page_bytes=4))
     text = "🎉🎉x🎉"
     repo.add_skill("emoji", files={"references/e.md": text})
     publish_head(repo)
@@ -127,6 +129,8 @@ def test_a_file_cursor_from_an_older_revision_is_revision_unavailable(
         "references\\guide.md",
         "references/guide.md\0",
         "\0",
+        "references//guide.md",
+        "references/guide.md/",
     ],
 )
 def test_malformed_paths_are_invalid_path(mcp: McpClient, standard: Published, path: str) -> None:
@@ -142,8 +146,6 @@ def test_malformed_paths_are_invalid_path(mcp: McpClient, standard: Published, p
         "References/guide.md",
         "references/guide.md ",
         " references/guide.md",
-        "references//guide.md",
-        "references/guide.md/",
         "references",
         "guide.md",
     ],
@@ -166,6 +168,8 @@ def test_path_rules_as_a_function() -> None:
     assert is_well_formed_path("references/api/auth.md")
     assert is_well_formed_path("a..b/c.md")
     assert not is_well_formed_path("references/../x")
+    assert not is_well_formed_path("references//guide.md")
+    assert not is_well_formed_path("references/guide.md/")
 
 
 def test_page_end_backs_off_to_a_character_boundary() -> None:

@@ -5,7 +5,8 @@ from importlib.metadata import version
 import jsonschema
 import pytest
 
-from tests.mcpapi.conftest import McpClient, config_with, publish_head
+from tests.support.mcp import McpClient, publish_head
+from tests.support.repos import config_with_sections
 
 pytestmark = pytest.mark.django_db
 
@@ -103,7 +104,7 @@ def test_input_schemas_state_the_bounds_the_server_enforces(mcp: McpClient, stan
 
 def test_the_limit_bounds_are_the_active_snapshots_config(mcp: McpClient, make_repo) -> None:
     repo = make_repo(
-        config_with(
+        config_with_sections(
             pagination={"default_limit": 2, "max_limit": 7}, search={"default_limit": 5, "max_limit": 9}
         )
     )
@@ -112,7 +113,7 @@ def test_the_limit_bounds_are_the_active_snapshots_config(mcp: McpClient, make_r
     tools = {tool["name"]: tool["inputSchema"]["properties"] for tool in mcp.result("tools/list")["tools"]}
     assert tools["skills_list"]["limit"]["maximum"] == 7
     assert tools["skills_search"]["limit"]["maximum"] == 9
-    repo.write_config(config_with(pagination={"default_limit": 2, "max_limit": 3}))
+    repo.write_config(config_with_sections(pagination={"default_limit": 2, "max_limit": 3}))
     publish_head(repo)
     tools = {tool["name"]: tool["inputSchema"]["properties"] for tool in mcp.result("tools/list")["tools"]}
     assert tools["skills_list"]["limit"]["maximum"] == 3

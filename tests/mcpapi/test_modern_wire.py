@@ -8,16 +8,20 @@ import logging
 
 import pytest
 
-from tests.mcpapi.conftest import McpClient, Published
-from tests.mcpapi.modern_client import (
+from tests.support.mcp import (
     CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
     META,
     MODERN,
     SERVER_INFO_KEY,
     VERSION_KEY,
+    McpClient,
     ModernMcp,
+    Published,
+    publish_head,
 )
+from tests.support.repos import config_with_sections
+from tests.support.standard import add_standard_skills
 
 pytestmark = pytest.mark.django_db
 
@@ -341,9 +345,7 @@ def test_every_list_and_read_carries_its_cache_hints(modern: ModernMcp, standard
 
 
 def test_every_page_of_resources_carries_its_cache_hints(modern: ModernMcp, make_repo) -> None:
-    from tests.mcpapi.conftest import add_standard_skills, config_with, publish_head
-
-    repo = make_repo(config_with(pagination={"default_limit": 1, "max_limit": 2}))
+    repo = make_repo(config_with_sections(pagination={"default_limit": 1, "max_limit": 2}))
     add_standard_skills(repo)
     publish_head(repo)
     page = modern.result("resources/list")

@@ -2,7 +2,9 @@
 
 import pytest
 
-from tests.mcpapi.conftest import GUIDE, SCRIPT, McpClient, Published, config_with, publish_head
+from tests.support.mcp import McpClient, Published, publish_head
+from tests.support.repos import config_with_sections
+from tests.support.standard import GUIDE, SCRIPT
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +48,7 @@ def test_a_cleared_caller_also_sees_zdr_resources(mcp_zdr: McpClient, standard: 
 
 
 def test_resources_are_paginated_with_the_configured_page_size(mcp: McpClient, make_repo) -> None:
-    repo = make_repo(config_with(pagination={"default_limit": 1, "max_limit": 2}))
+    repo = make_repo(config_with_sections(pagination={"default_limit": 1, "max_limit": 2}))
     repo.add_skill("one", files={"references/a.md": "a", "references/b.md": "b"})
     repo.add_skill("two")
     repo.add_skill("three")
@@ -75,7 +77,7 @@ def test_a_tool_cursor_is_not_a_resources_cursor(mcp: McpClient, standard: Publi
 
 
 def test_a_resources_cursor_from_an_older_revision_is_invalid_params(mcp: McpClient, make_repo) -> None:
-    repo = make_repo(config_with(pagination={"default_limit": 1, "max_limit": 1}))
+    repo = make_repo(config_with_sections(pagination={"default_limit": 1, "max_limit": 1}))
     repo.add_skill("one")
     repo.add_skill("two")
     publish_head(repo)
@@ -154,6 +156,8 @@ def test_read_without_a_uri_string_is_invalid_params(mcp: McpClient, params: dic
 
 
 def test_every_listed_resource_can_be_read(mcp: McpClient, standard: Published) -> None:
-    for resource in list_all(mcp):
+    listed = list_all(mcp)
+    assert listed, "resources/list listed nothing: the reads below would prove nothing"
+    for resource in listed:
         [content] = mcp.result("resources/read", {"uri": resource["uri"]})["contents"]
         assert len(content["text"].encode()) == resource["size"]

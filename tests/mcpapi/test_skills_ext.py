@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.mcpapi.conftest import ZDR_TOKEN, McpClient, config_with, publish_head
-from tests.mcpapi.modern_client import ModernMcp
-from tests.skillrepo import SkillRepo
+from tests.support.mcp import McpClient, ModernMcp, publish_head
+from tests.support.repos import SkillRepo, config_with_sections
+from tests.support.tokens import ZDR_TOKEN
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +24,7 @@ SCRIPT = "#!/bin/sh\necho hi\n"
 def native(make_repo: Callable[..., SkillRepo]) -> SkillRepo:
     """alpha, beta, delta and the ZDR-only secret-ops are native (name = id); gamma is named
     by a title. Pages of two skills."""
-    repo = make_repo(config_with(pagination={"default_limit": 2, "max_limit": 5}))
+    repo = make_repo(config_with_sections(pagination={"default_limit": 2, "max_limit": 5}))
     repo.add_skill(
         "alpha",
         name="alpha",

@@ -8,15 +8,9 @@ import jsonschema
 import pytest
 
 from catalog.publishing import publish
-from tests.mcpapi.conftest import (
-    GUIDE,
-    SCRIPT,
-    McpClient,
-    Published,
-    add_standard_skills,
-    config_with,
-    publish_head,
-)
+from tests.support.mcp import McpClient, Published, publish_head
+from tests.support.repos import config_with_sections
+from tests.support.standard import GUIDE, SCRIPT, add_standard_skills
 
 pytestmark = pytest.mark.django_db
 
@@ -165,7 +159,7 @@ def test_the_page_size_may_change_between_pages(mcp: McpClient, standard: Publis
 
 
 def test_list_defaults_to_the_configured_page_size(mcp: McpClient, make_repo) -> None:
-    repo = make_repo(config_with(pagination={"default_limit": 2, "max_limit": 3}))
+    repo = make_repo(config_with_sections(pagination={"default_limit": 2, "max_limit": 3}))
     add_standard_skills(repo)
     publish_head(repo)
     assert len(mcp.ok("skills_list")["skills"]) == 2
@@ -184,7 +178,7 @@ def test_list_limit_bounds_are_inclusive(mcp: McpClient, standard: Published) ->
 
 
 def test_the_maximum_limit_is_the_published_configs(mcp: McpClient, make_repo) -> None:
-    repo = make_repo(config_with(pagination={"default_limit": 2, "max_limit": 2}))
+    repo = make_repo(config_with_sections(pagination={"default_limit": 2, "max_limit": 2}))
     add_standard_skills(repo)
     publish_head(repo)
     assert "'limit' must be at most 2" in mcp.invalid_argument("skills_list", limit=3)
@@ -237,9 +231,10 @@ def test_a_cursor_of_another_tool_is_invalid_cursor(mcp: McpClient, standard: Pu
 def test_a_cursor_signed_with_another_key_is_invalid_cursor(
     mcp: McpClient, standard: Published, settings
 ) -> None:
+    own_key = settings.SECRET_KEY
     settings.SECRET_KEY = "another-deployment-key"
     foreign = mcp.ok("skills_list", limit=1)["next_cursor"]
-    settings.SECRET_KEY = "test-secret-key-not-for-production"
+    settings.SECRET_KEY = own_key
     mcp.fails("skills_list", "INVALID_CURSOR", limit=1, cursor=foreign)
 
 

@@ -10,7 +10,8 @@ from django.test import Client, RequestFactory
 
 from accounts.errors import LoginNotAllowed, UpstreamUnavailable
 from mcpapi import admission, protocol, views
-from tests.mcpapi.conftest import READ_TOKEN, ZDR_TOKEN, McpClient
+from tests.support.mcp import McpClient
+from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
 
 pytestmark = pytest.mark.django_db
 

@@ -45,11 +45,21 @@ def test_objects_composed_from_members_are_what_the_encoder_makes_of_the_dict() 
     assert composed == dumps_text({"a": 1, "b": None, "c": {"x": [1, "é"]}})
     assert wire.json_object(wire.members([]), wire.members([("a", ())])) == '{"a":[]}'
     assert wire.json_array([inner, RawJson("2")]) == '[{"x":[1,"é"]},2]'
+    both = '{"a":1,"b":{"x":[1,"é"]},"c":"d","e":{"x":[1,"é"]}}'
+    assert wire.encode_object([("a", 1), ("b", inner), ("c", "d"), ("e", inner)]) == both
+    assert wire.encode_object([("a", 1)]) == '{"a":1}'
+    assert wire.encode_object([("b", inner)]) == '{"b":{"x":[1,"é"]}}'
+    assert wire.encode_object([]) == "{}"
 
 
 def test_metadata_is_the_skills_fields_in_order() -> None:
-    alpha = skill("alpha")
-    assert json.loads(wire.metadata(view_of(alpha), alpha)) == {
+    alpha, beta = skill("alpha"), skill("beta")
+    assert json.loads(wire.metadata_list(view_of(alpha, beta), [alpha, beta])) == [
+        json.loads(dumps_text(wire.metadata(alpha))),
+        json.loads(dumps_text(wire.metadata(beta))),
+    ]
+    assert wire.metadata_list(view_of(alpha), []) == "[]"
+    assert json.loads(dumps_text(wire.metadata(alpha))) == {
         "id": "alpha",
         "name": "Skill “alpha”",
         "description": "Review — carefully.",
@@ -60,7 +70,7 @@ def test_metadata_is_the_skills_fields_in_order() -> None:
         "required_zdr": False,
         "content_hash": "0" * 64,
     }
-    assert list(json.loads(wire.metadata(view_of(alpha), alpha))) == [
+    assert list(wire.metadata(alpha)) == [
         "id",
         "name",
         "description",
@@ -77,9 +87,9 @@ def test_a_search_result_is_the_metadata_then_match_reasons_then_excerpt() -> No
     alpha = skill("alpha")
     view = view_of(alpha)
     [hit] = SearchIndex(view.skills).search("review")
-    result = json.loads(wire.search_result(view, hit, 6))
+    [result] = json.loads(wire.search_results(view, [hit], 6))
     assert result == {
-        **json.loads(wire.metadata(view, alpha)),
+        **json.loads(dumps_text(wire.metadata(alpha))),
         "match_reasons": [{"rule": rule, "term": term} for rule, term in hit.match_reasons()],
         "excerpt": hit.excerpt(6),
     }
@@ -89,14 +99,13 @@ def test_a_search_result_is_the_metadata_then_match_reasons_then_excerpt() -> No
 def test_the_metadata_memo_lives_as_long_as_its_index() -> None:
     alpha = skill("alpha")
     view = view_of(alpha)
-    first = wire.metadata(view, alpha)
-    assert wire.metadata(view, alpha) == first
-    assert view.index in wire._memo
-    assert len(wire._memo[view.index]) == 1
-    before = len(wire._memo)
+    first = wire.metadata_list(view, [alpha])
+    assert wire.metadata_list(view, [alpha]) == first
+    key = id(view.index)
+    assert len(wire._metadata_memo[key]) == 1
     del view
     gc.collect()
-    assert len(wire._memo) == before - 1
+    assert key not in wire._metadata_memo
 
 
 def test_a_tool_result_carries_its_structured_content_twice_and_the_registry_fields() -> None:

@@ -29,16 +29,16 @@ from django.core import signing
 
 from catalog.publishing import publish
 from mcpapi import cursors
-from tests.mcpapi.conftest import READ_TOKEN, ZDR_TOKEN, McpClient, config_with
-from tests.mcpapi.modern_client import ModernMcp
-from tests.skillrepo import SkillRepo
+from tests.support.mcp import McpClient, ModernMcp
+from tests.support.repos import SkillRepo, config_with_sections
+from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
 
 pytestmark = pytest.mark.django_db
 
 VERSION = "2025-11-25"
 CLIENT = {"name": "zdr-leak-test", "version": "1"}
 # Small pages, so that hidden skills would move page boundaries, counts and cursor positions.
-CONFIG = config_with(
+CONFIG = config_with_sections(
     pagination={"default_limit": 2, "max_limit": 3},
     search={"default_limit": 2, "max_limit": 3, "excerpt_chars": 60},
 )

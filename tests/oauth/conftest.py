@@ -1,96 +1,12 @@
-"""OAuth fixtures: a registry under gunicorn with OAuth on, beside a stand-in GitHub.
-
-`oauth_registry` is module-scoped (one GitHub stand-in, one database, one gunicorn per
-module). Personas: alice is in ALLOWED_GITHUB_LOGINS, zed in ZDR_GITHUB_LOGINS, dora
-in the database list, mallory in no list.
-"""
-
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
-import httpx
 import pytest
 
-from tests.e2e.conftest import build_fixture_repo
-from tests.e2e.harness import GunicornServer, TempDatabase
-from tests.github_standin import GitHubStandIn
-from tests.oauth.flow import Browser, OAuthEndpoints
-
-READ_TOKEN = "oauth-e2e-read-token-0123456789"
-GITHUB_CLIENT_ID = "Iv1.standin0123456789"
-GITHUB_CLIENT_SECRET = "standin-secret-0123456789abcdef"
-
-
-@dataclass
-class OAuthRegistry:
-    url: str
-    mcp_url: str
-    github: GitHubStandIn
-    database: TempDatabase
-    env: dict[str, str]
-    server: GunicornServer
-    sha: str
-    workdir: Path
-
-    @property
-    def endpoints(self) -> OAuthEndpoints:
-        return OAuthEndpoints(self.url)
-
-    def browser(self, stop_at: str, *, as_login: str | None = "alice", **options: bool) -> Browser:
-        """A fresh browser (no session) whose GitHub sign-in will be `as_login`."""
-        self.github.sign_in_as(as_login)
-        return Browser(stop_at, **options)
-
-    def manage(self, *args: str) -> str:
-        return self.database.manage(*args, env=self.env)
-
-    def ping(self, token: str) -> httpx.Response:
-        return httpx.post(
-            self.mcp_url,
-            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
-            headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
-            timeout=30,
-        )
-
-
-def oauth_env(database: TempDatabase, server: GunicornServer, github: GitHubStandIn) -> dict[str, str]:
-    return database.env(
-        SKILLS_READ_TOKENS=READ_TOKEN,
-        ALLOWED_GITHUB_LOGINS="alice",
-        ZDR_GITHUB_LOGINS="zed",
-        GITHUB_OAUTH_CLIENT_ID=GITHUB_CLIENT_ID,
-        GITHUB_OAUTH_CLIENT_SECRET=GITHUB_CLIENT_SECRET,
-        PUBLIC_BASE_URL=server.url,
-        GITHUB_OAUTH_URL=github.url,
-        GITHUB_API_URL=github.url,
-        # Plain http on loopback: the session and CSRF cookies must travel without TLS.
-        DJANGO_SECURE_COOKIES="0",
-        LOG_FORMAT="plain",
-    )
+from tests.support.oauth_registry import OAuthRegistry, serving_oauth_registry
 
 
 @pytest.fixture(scope="module")
 def oauth_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OAuthRegistry]:
-    workdir = tmp_path_factory.mktemp("oauth")
-    repo = build_fixture_repo(workdir / "repo")
-    sha = repo.git("rev-parse", "HEAD")
-    with GitHubStandIn() as github, TempDatabase(workdir / "db") as database:
-        server = GunicornServer({}, workers=2, log_path=workdir / "gunicorn.log")
-        env = oauth_env(database, server, github)
-        server.env = env
-        github.add_oauth_app(GITHUB_CLIENT_ID, GITHUB_CLIENT_SECRET, f"{server.url}/oauth/github/callback/")
-        database.manage("migrate", "--noinput", "-v", "0", env=env)
-        database.manage("publish", sha, "--repo", str(repo.root), env=env)
-        database.manage("allow_login", "dora", env=env)
-        with server:
-            yield OAuthRegistry(
-                url=server.url,
-                mcp_url=server.mcp_url,
-                github=github,
-                database=database,
-                env=env,
-                server=server,
-                sha=sha,
-                workdir=workdir,
-            )
+    """One GitHub stand-in, one database and one gunicorn with OAuth on, per module."""
+    with serving_oauth_registry(tmp_path_factory.mktemp("oauth")) as registry:
+        yield registry

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from oauth2_provider.models import get_access_token_model, get_application_model
 
-from tests.oauth.inprocess import make_application, make_identity, make_token
+from tests.support.oauth_inprocess import make_application, make_identity, make_token
 
 pytestmark = pytest.mark.django_db
 

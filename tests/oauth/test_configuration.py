@@ -1,4 +1,4 @@
-"""OAuth is all on or all off (SPEC §10): a half configuration is a system check Error that
+"""OAuth is all on or all off (docs/reference.md#oauth): a half configuration is a system check Error that
 `manage.py check` reports and that stops gunicorn."""
 
 import subprocess
@@ -6,10 +6,11 @@ import sys
 
 import pytest
 
+from oauth.checks import check_oauth_configuration
 from oauth.conf import base_url_problem, redirect_uri_allowed, with_session_middleware
-from skillsite.checks import check_oauth_configuration
-from tests.e2e.harness import MANAGE, GunicornServer, TempDatabase
-from tests.skillrepo import PROJECT_DIR
+from tests.support.databases import TempDatabase
+from tests.support.gunicorn import GunicornServer
+from tests.support.project import MANAGE, PROJECT_DIR
 
 FULL = {
     "GITHUB_OAUTH_CLIENT_ID": "Iv1.x",

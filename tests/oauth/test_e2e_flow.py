@@ -9,9 +9,9 @@ import httpx
 import pytest
 from mcp.client import Client
 
-from tests.e2e.conftest import GUIDE, SCRIPT
-from tests.oauth.conftest import GITHUB_CLIENT_ID, OAuthRegistry
-from tests.oauth.flow import CHATGPT_CALLBACK, CLAUDE_CALLBACK, SdkClient, query
+from tests.support.oauth_flow import CHATGPT_CALLBACK, CLAUDE_CALLBACK, SdkClient, query
+from tests.support.oauth_registry import GITHUB_CLIENT_ID, OAuthRegistry
+from tests.support.standard import GUIDE, SCRIPT
 
 pytestmark = pytest.mark.e2e
 

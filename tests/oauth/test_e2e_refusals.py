@@ -3,8 +3,8 @@
 import httpx
 import pytest
 
-from tests.oauth.conftest import OAuthRegistry
-from tests.oauth.flow import CLAUDE_CALLBACK, BrowserStopped, pkce, query
+from tests.support.oauth_flow import CLAUDE_CALLBACK, BrowserStopped, pkce, query
+from tests.support.oauth_registry import OAuthRegistry
 
 pytestmark = pytest.mark.e2e
 
@@ -33,15 +33,16 @@ def signed_in(registry: OAuthRegistry, login: str = "alice"):
     return registry.browser(LOCAL_CALLBACK, as_login=login)
 
 
+def s256_code(registry: OAuthRegistry, client_id: str, challenge: str) -> str:
+    """An authorization code for alice, bound to the S256 `challenge`."""
+    return registry.endpoints.code_for(
+        signed_in(registry), client_id, LOCAL_CALLBACK, code_challenge=challenge, code_challenge_method="S256"
+    )
+
+
 def test_an_authorization_code_is_good_once(oauth_registry: OAuthRegistry, client_id: str) -> None:
     verifier, challenge = pkce()
-    code = oauth_registry.endpoints.code_for(
-        signed_in(oauth_registry),
-        client_id,
-        LOCAL_CALLBACK,
-        code_challenge=challenge,
-        code_challenge_method="S256",
-    )
+    code = s256_code(oauth_registry, client_id, challenge)
     assert exchange(oauth_registry, client_id, code, verifier).status_code == 200
     replay = exchange(oauth_registry, client_id, code, verifier)
     assert (replay.status_code, replay.json().get("error")) == (400, "invalid_grant")
@@ -50,13 +51,7 @@ def test_an_authorization_code_is_good_once(oauth_registry: OAuthRegistry, clien
 def test_a_wrong_code_verifier_gets_no_token(oauth_registry: OAuthRegistry, client_id: str) -> None:
     _, challenge = pkce()
     other_verifier, _ = pkce()
-    code = oauth_registry.endpoints.code_for(
-        signed_in(oauth_registry),
-        client_id,
-        LOCAL_CALLBACK,
-        code_challenge=challenge,
-        code_challenge_method="S256",
-    )
+    code = s256_code(oauth_registry, client_id, challenge)
     refused = exchange(oauth_registry, client_id, code, other_verifier)
     assert (refused.status_code, refused.json().get("error")) == (400, "invalid_grant")
 
@@ -142,13 +137,7 @@ def test_an_authorization_for_another_resource_is_refused(
 
 def test_a_token_request_cannot_widen_the_resource(oauth_registry: OAuthRegistry, client_id: str) -> None:
     verifier, challenge = pkce()
-    code = oauth_registry.endpoints.code_for(
-        signed_in(oauth_registry),
-        client_id,
-        LOCAL_CALLBACK,
-        code_challenge=challenge,
-        code_challenge_method="S256",
-    )
+    code = s256_code(oauth_registry, client_id, challenge)
     refused = exchange(oauth_registry, client_id, code, verifier, resource="https://other.example.com/mcp")
     assert refused.status_code == 400
 

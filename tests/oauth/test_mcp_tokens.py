@@ -1,11 +1,12 @@
-"""/mcp with OAuth on: which access tokens it takes (SPEC §10), in process."""
+"""/mcp with OAuth on: which access tokens it takes (docs/reference.md#oauth), in process."""
 
 import pytest
 from django.test import Client
 
 from accounts.models import AllowedLogin
-from tests.mcpapi.conftest import READ_TOKEN, McpClient
-from tests.oauth.inprocess import METADATA_URL, RESOURCE, make_identity, make_token, turn_oauth_on
+from tests.support.mcp import McpClient
+from tests.support.oauth_inprocess import METADATA_URL, RESOURCE, make_identity, make_token, turn_oauth_on
+from tests.support.tokens import READ_TOKEN
 
 pytestmark = pytest.mark.django_db
 

@@ -1,10 +1,10 @@
-"""With OAuth off (the default), nothing of SPEC §10 exists: every new path is Django's
+"""With OAuth off (the default), nothing of docs/reference.md#oauth exists: every new path is Django's
 plain 404 and no 401 names OAuth metadata."""
 
 import pytest
 from django.test import Client
 
-from tests.mcpapi.conftest import McpClient
+from tests.support.mcp import McpClient
 
 pytestmark = pytest.mark.django_db
 

@@ -13,26 +13,20 @@ from pathlib import Path
 
 import pytest
 
-from catalog import index as catalog_index
 from catalog.publishing import publish
-from tests.catalog.publish_support import SubprocessDatabase, TemplateDatabase
-from tests.reliability.support import GUIDE, READ_TOKEN, ZDR_TOKEN, McpClient, Registry
-from tests.skillrepo import SkillRepo
+from tests.support.databases import SubprocessDatabase, TemplateDatabase
+from tests.support.mcp import McpClient, Registry, only_static_callers
+from tests.support.repos import SkillRepo
+from tests.support.standard import ZDR_ID, add_standard_skills
+from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
 
 
 @pytest.fixture(autouse=True)
-def reliability_settings(settings) -> Iterator[None]:  # type: ignore[no-untyped-def]
+def reliability_settings(settings) -> Iterator[None]:
     """Known callers, no rate limit unless a test turns it on, nothing reaching GitHub."""
-    settings.SKILLS_READ_TOKENS = [READ_TOKEN]
-    settings.SKILLS_ZDR_TOKENS = [ZDR_TOKEN]
-    settings.ALLOWED_GITHUB_LOGINS = []
-    settings.ZDR_GITHUB_LOGINS = []
-    settings.GITHUB_API_URL = "http://127.0.0.1:9"
-    settings.MCP_ALLOWED_ORIGINS = []
     settings.MCP_RATE_LIMIT_PER_MINUTE = 0
-    catalog_index.clear_index_cache()
-    yield
-    catalog_index.clear_index_cache()
+    with only_static_callers(settings):
+        yield
 
 
 @pytest.fixture
@@ -62,34 +56,17 @@ def subprocess_db(template_db: TemplateDatabase, tmp_path: Path) -> Iterator[Sub
 
 @pytest.fixture
 def registry(db: None, make_repo: Callable[..., SkillRepo]) -> Registry:
-    """alpha (nested references, a script), beta, and the ZDR-only secret-ops, published."""
+    """The standard skills with nested folders and a template to aim at, published."""
     repo = make_repo()
-    repo.add_skill(
-        "alpha",
-        body="Alpha steps: review the diff.\n",
-        files={
-            "references/guide.md": GUIDE,
-            "references/api/auth.md": "Auth notes.\n",
-            "scripts/run.sh": "#!/bin/sh\necho hello\n",
+    add_standard_skills(
+        repo,
+        extra_files={
+            "alpha": {"references/api/auth.md": "Auth notes.\n"},
+            "beta": {"templates/note.txt": "A note.\n"},
         },
-        tags=["review"],
-    )
-    repo.add_skill("beta", body="Beta steps.\n", files={"templates/note.txt": "A note.\n"})
-    repo.add_skill(
-        "secret-ops",
-        body="Secret incident steps.\n",
-        files={"references/runbook.md": "# Runbook\n"},
-        required_zdr=True,
     )
     # Files outside any skill's allowlist, to aim at: the config, and a stray top-level file.
     repo.write("README.md", "not a skill file\n")
     sha = repo.commit("registry")
     publish(repo.root, sha)
-    files: dict[str, dict[str, bytes]] = {}
-    for skill_dir in sorted((repo.root / "skills").iterdir()):
-        files[skill_dir.name] = {
-            path.relative_to(skill_dir).as_posix(): path.read_bytes()
-            for path in sorted(skill_dir.rglob("*"))
-            if path.is_file()
-        }
-    return Registry(repo, sha, files, frozenset({"secret-ops"}))
+    return Registry.of(repo, sha, frozenset({ZDR_ID}))

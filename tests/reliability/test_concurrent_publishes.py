@@ -1,8 +1,7 @@
-"""Concurrent publishes (SPEC §4: publishes are serialized; an older build never overwrites a
-newer one). Four `manage.py publish` processes start at once, for four different commits;
-each either succeeds or is refused with a clear reason, exactly one consistent snapshot ends
-up active, and the database passes every integrity check.
-"""
+"""Concurrent publishes (docs/reference.md#commands: publishes are serialized; an older build
+never overwrites a newer one). Four `manage.py publish` processes start at once, for four
+different commits; each either succeeds or is refused with a clear reason, exactly one
+consistent snapshot ends up active, and the database passes every integrity check."""
 
 import subprocess
 import sys
@@ -10,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.catalog.publish_support import MANAGE, SubprocessDatabase
-from tests.reliability.support import active_sha, integrity_problems, query, snapshots
-from tests.skillrepo import SkillRepo
+from tests.support.databases import SubprocessDatabase, query
+from tests.support.integrity import active_sha, integrity_problems, snapshots
+from tests.support.project import MANAGE
+from tests.support.repos import SkillRepo
 
 pytestmark = pytest.mark.reliability
 
@@ -83,6 +83,14 @@ def check_database(db: SubprocessDatabase, expected_active: str, published: list
     assert integrity_problems(db.url) == []
 
 
+def published_base(db: SubprocessDatabase, tmp_path: Path) -> tuple[SkillRepo, str]:
+    """A new repository whose first commit is published: (the repository, that commit)."""
+    repo = SkillRepo(tmp_path / "repo")
+    first = base(repo)
+    assert db.manage("publish", first, "--repo", str(repo.root)).returncode == 0
+    return repo, first
+
+
 def activation_order(db: SubprocessDatabase) -> list[str]:
     return [sha for (sha,) in query(db.url, "SELECT sha FROM catalog_snapshot ORDER BY published_at")]
 
@@ -91,9 +99,7 @@ def test_four_publishes_of_a_chain_at_once_end_on_the_newest(
     subprocess_db: SubprocessDatabase, tmp_path: Path
 ) -> None:
     db = subprocess_db
-    repo = SkillRepo(tmp_path / "repo")
-    first = base(repo)
-    assert db.manage("publish", first, "--repo", str(repo.root)).returncode == 0
+    repo, first = published_base(db, tmp_path)
     chain = [step(repo, n, "main") for n in range(1, 5)]  # c1 < c2 < c3 < c4
 
     results = publish_all_at_once(db, repo, chain)
@@ -110,9 +116,7 @@ def test_four_publishes_on_two_branches_at_once_end_on_one_branch_tip(
     subprocess_db: SubprocessDatabase, tmp_path: Path
 ) -> None:
     db = subprocess_db
-    repo = SkillRepo(tmp_path / "repo")
-    first = base(repo)
-    assert db.manage("publish", first, "--repo", str(repo.root)).returncode == 0
+    repo, first = published_base(db, tmp_path)
     main = [step(repo, n, "main") for n in (1, 2)]
     repo.git("checkout", "-q", "-b", "side", first)
     side = [step(repo, n, "side") for n in (3, 4)]

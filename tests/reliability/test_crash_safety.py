@@ -1,7 +1,8 @@
-"""Crash safety through gunicorn (SPEC §4): a publish killed with SIGKILL at any point of its
-store phase leaves the previous snapshot active and serving, no partial snapshot visible and
-no stray rows; the next publish succeeds. A gunicorn worker killed in the middle of a request
-is replaced by the master, requests queued behind it are served, and nothing is corrupted.
+"""Crash safety through gunicorn (docs/reference.md#commands): a publish killed with SIGKILL at
+any point of its store phase leaves the previous snapshot active and serving, no partial
+snapshot visible and no stray rows; the next publish succeeds. A gunicorn worker killed in the
+middle of a request is replaced by the master, requests queued behind it are served, and
+nothing is corrupted.
 
 (tests/catalog/test_snapshot_commands.py checks the database side of a killed publish; here
 the same crashes happen while a real server answers requests, before and after the kill.)
@@ -19,21 +20,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.catalog.publish_support import SubprocessDatabase, TemplateDatabase, sigkill, wait_for_pause
-from tests.e2e.harness import GunicornServer
-from tests.reliability.support import (
-    READ_TOKEN,
-    HttpMcp,
-    active_sha,
-    gunicorn,
-    healthz_sha,
-    integrity_problems,
-    server_env,
-    snapshots,
-    start_paused_publish,
-    worker_pids,
-)
-from tests.skillrepo import SkillRepo
+from tests.catalog.publish_support import sigkill, wait_for_pause
+from tests.support.databases import SubprocessDatabase, TemplateDatabase, start_paused_publish
+from tests.support.e2e import server_env
+from tests.support.gunicorn import GunicornServer, running_gunicorn
+from tests.support.integrity import active_sha, integrity_problems, snapshots
+from tests.support.mcp import HttpMcp
+from tests.support.repos import SkillRepo
+from tests.support.tokens import READ_TOKEN
 
 pytestmark = pytest.mark.reliability
 
@@ -82,7 +76,7 @@ def served(template_db: TemplateDatabase, tmp_path_factory: pytest.TempPathFacto
         )
         first = repo.commit("revision 0")
         env = server_env(database)
-        with gunicorn(env, workdir, workers=2) as server:
+        with running_gunicorn(env, workdir, workers=2) as server:
             registry = Served(database, env, repo, server, workdir)
             registry.publish(first)
             yield registry
@@ -90,7 +84,7 @@ def served(template_db: TemplateDatabase, tmp_path_factory: pytest.TempPathFacto
 
 def assert_serving(served: Served, sha: str, version: str) -> None:
     """gunicorn answers from snapshot `sha`, whose `steady` skill is at `version`."""
-    assert healthz_sha(served.server) == sha
+    assert served.server.registry_sha() == sha
     http = HttpMcp(served.server.mcp_url)
     try:
         for _ in range(4):  # both workers, most likely
@@ -197,8 +191,8 @@ def test_a_worker_killed_mid_request_is_replaced_and_nothing_is_lost(served: Ser
     rows = db.row_counts()
     # One worker (of the production worker class), so the request held open below is
     # certainly in the worker that gets killed, with client load running beside it.
-    with gunicorn(served.env, served.workdir, workers=1) as server:
-        [worker] = worker_pids(server)
+    with running_gunicorn(served.env, served.workdir, workers=1) as server:
+        [worker] = server.workers()
         stuck = socket.create_connection(("127.0.0.1", server.port), timeout=30)
         stuck.sendall(
             b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -244,7 +238,7 @@ def test_a_worker_killed_mid_request_is_replaced_and_nothing_is_lost(served: Ser
             assert answer == b""
 
             [replacement] = _wait_for_replacement(server, worker)
-            assert healthz_sha(server) == sha
+            assert server.registry_sha() == sha
             replaced_at = time.monotonic()
             time.sleep(1.5)  # more requests, all served by the replacement
         finally:
@@ -272,7 +266,7 @@ def _wait_for_replacement(server: GunicornServer, dead: int, timeout: float = 60
     """The workers once the master has reaped `dead` and started another."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        pids = worker_pids(server)
+        pids = server.workers()
         if pids and dead not in pids:
             return pids
         time.sleep(0.05)

@@ -1,9 +1,8 @@
-"""Random frontmatter never crashes validation (SPEC §2, §4): whatever bytes a SKILL.md holds
-(random bytes, random YAML documents, YAML's sharp corners: aliases and alias bombs, tags,
-huge numbers, impossible dates, deep nesting), parse_skill_file, validate_tree and
-check_skills answer with clean, bounded problems with a stable code, never an exception
-and never a hang. A malicious skill author can fail CI, but not break or stall it.
-"""
+"""Random frontmatter never crashes validation (docs/reference.md#skill-format, #validation):
+whatever bytes a SKILL.md holds (random bytes, random YAML documents, YAML's sharp corners:
+aliases and alias bombs, tags, huge numbers, impossible dates, deep nesting), parse_skill_file,
+validate_tree and check_skills answer with clean, bounded problems with a stable code, never an
+exception and never a hang. A malicious skill author can fail CI, but not break or stall it."""
 
 import io
 import json
@@ -25,7 +24,8 @@ from catalog import validation
 from catalog.skillfile import KNOWN_KEYS, parse_skill_file
 from catalog.trees import WorkingTree
 from catalog.validation import validate_tree
-from tests.skillrepo import DEFAULT_CONFIG, PROJECT_DIR
+from tests.support.project import PROJECT_DIR
+from tests.support.repos import DEFAULT_CONFIG
 
 pytestmark = pytest.mark.reliability
 

@@ -1,9 +1,8 @@
-"""Random paths never escape a skill's allowlist (SPEC §2, §9). Whatever `path` reaches
-skills_get_file and whatever URI reaches resources/read, a successful read returns exactly
-the bytes of a file the skill lists (or its SKILL.md, for resources), of a skill the caller
-may see; everything else is INVALID_PATH, FILE_NOT_FOUND, SKILL_NOT_FOUND or -32002.
-Nothing is ever looked up on a file system: the allowlist is the only way in.
-"""
+"""Random paths never escape a skill's allowlist (docs/reference.md#skill-format, #tools).
+Whatever `path` reaches skills_get_file and whatever URI reaches resources/read, a successful
+read returns exactly the bytes of a file the skill lists (or its SKILL.md, for resources), of a
+skill the caller may see; everything else is INVALID_PATH, FILE_NOT_FOUND, SKILL_NOT_FOUND or
+-32002. Nothing is ever looked up on a file system: the allowlist is the only way in."""
 
 from typing import Any
 
@@ -12,7 +11,7 @@ from hypothesis import HealthCheck, example, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from tests.reliability.support import McpClient, Registry
+from tests.support.mcp import McpClient, Registry
 
 pytestmark = pytest.mark.reliability
 

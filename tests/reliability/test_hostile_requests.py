@@ -1,7 +1,8 @@
-"""Hostile JSON-RPC bodies (SPEC §6, §9): whatever an authenticated caller POSTs to /mcp (wrong
-types, huge numbers, deep nesting, very long strings, lone surrogates, invalid UTF-8, random
-bytes), the answer is never a 5xx, never a traceback, never an internal error (-32603), and
-always well-formed JSON. Oversized bodies are refused with 413 before anything parses them.
+"""Hostile JSON-RPC bodies (docs/reference.md#mcp-methods, #errors): whatever an authenticated
+caller POSTs to /mcp (wrong types, huge numbers, deep nesting, very long strings, lone
+surrogates, invalid UTF-8, random bytes), the answer is never a 5xx, never a traceback, never
+an internal error (-32603), and always well-formed JSON. Oversized bodies are refused with 413
+before anything parses them.
 
 Most examples run in-process (django.test.Client re-raises any exception a view lets
 through); a smaller sample goes through gunicorn, where the framing is real.
@@ -24,11 +25,13 @@ from hypothesis import HealthCheck, event, example, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from mcpapi import protocol, views
-from tests.catalog.publish_support import TemplateDatabase
-from tests.e2e.harness import GunicornServer
-from tests.reliability.support import READ_TOKEN, McpClient, Registry, gunicorn, server_env
-from tests.skillrepo import SkillRepo
+from mcpapi import views
+from tests.support.databases import TemplateDatabase
+from tests.support.e2e import server_env
+from tests.support.gunicorn import GunicornServer, running_gunicorn
+from tests.support.mcp import McpClient, Registry
+from tests.support.repos import SkillRepo
+from tests.support.tokens import READ_TOKEN
 
 pytestmark = pytest.mark.reliability
 
@@ -326,13 +329,13 @@ LIMIT = 4096
 def parse_spy(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Records every body the view hands to the JSON-RPC parser (by size)."""
     parsed: list[int] = []
-    real = protocol.parse_message
+    real = views.parse_jsonrpc
 
     def spy(body: bytes):  # type: ignore[no-untyped-def]
         parsed.append(len(body))
         return real(body)
 
-    monkeypatch.setattr(protocol, "parse_message", spy)
+    monkeypatch.setattr(views, "parse_jsonrpc", spy)
     return parsed
 
 
@@ -400,7 +403,7 @@ def live(template_db: TemplateDatabase, tmp_path_factory: pytest.TempPathFactory
         repo.add_skill("secret-ops", body="Secret.\n", required_zdr=True)
         done = database.manage("publish", repo.commit("skills"), "--repo", str(repo.root))
         assert done.returncode == 0, done.stderr
-        with gunicorn(server_env(database), Path(workdir)) as server:
+        with running_gunicorn(server_env(database), Path(workdir)) as server:
             yield server
 
 
@@ -428,7 +431,7 @@ def test_no_hostile_body_gets_a_server_error_through_gunicorn(
 
 
 def test_oversized_bodies_are_413_through_gunicorn(live: GunicornServer, live_http: httpx.Client) -> None:
-    limit = 1024 * 1024  # SPEC §9
+    limit = 1024 * 1024  # docs/reference.md#limits
     for body in (b"{" + b" " * limit, b"\xff" * (limit + 1)):
         response = live_http.post(live.mcp_url, content=body)
         assert response.status_code == 413, response.text[:200]
@@ -454,10 +457,11 @@ def test_oversized_bodies_are_413_through_gunicorn(live: GunicornServer, live_ht
 def test_a_body_of_exactly_one_mebibyte_is_served_through_gunicorn(
     live: GunicornServer, live_http: httpx.Client
 ) -> None:
-    head = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
-    base = json.dumps({**head, "params": {"name": "skills_search", "arguments": {"query": "alpha "}}})
-    query = "alpha " + " " * (1024 * 1024 - len(base))
-    body = json.dumps({**head, "params": {"name": "skills_search", "arguments": {"query": query}}}).encode()
+    def call(pad: str) -> dict[str, Any]:
+        params = {"name": "skills_search", "arguments": {"query": "alpha"}, "_meta": {"pad": pad}}
+        return {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+
+    body = json.dumps(call(" " * (1024 * 1024 - len(json.dumps(call("")))))).encode()
     assert len(body) == 1024 * 1024
     response = live_http.post(live.mcp_url, content=body)
     assert response.status_code == 200, response.text[:200]

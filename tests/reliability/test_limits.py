@@ -1,4 +1,4 @@
-"""Every limit of registry.config.json at its edge (SPEC §3, §9: limits are inclusive). For
+"""Every limit of registry.config.json at its edge (docs/reference.md#limits: limits are inclusive). For
 each one, a commit exactly at the limit publishes (or a request exactly at it works) and one
 more is refused, with the problem named. Small limits keep it fast.
 """
@@ -14,8 +14,9 @@ import pytest
 from catalog.publishing import PublishError, publish
 from catalog.trees import GitTree, open_repo, resolve_commit
 from catalog.validation import validate_tree
-from tests.reliability.support import McpClient
-from tests.skillrepo import DEFAULT_CONFIG, SkillRepo, skill_md
+from tests.support.mcp import McpClient
+from tests.support.repos import DEFAULT_CONFIG, SkillRepo
+from tests.support.skillmd import skill_md
 
 pytestmark = [pytest.mark.reliability, pytest.mark.django_db]
 
@@ -157,8 +158,12 @@ def test_list_and_search_limits_at_the_edge(reading: SkillRepo, mcp: McpClient) 
 
     found = mcp.call("skills_search", query="lattice", limit=2)["structuredContent"]
     assert len(found["results"]) == 2 and found["next_cursor"] is not None
-    assert all(len(hit["excerpt"]) <= 40 for hit in found["results"])
-    assert len(found["results"][0]["excerpt"]) == 40  # alpha's description is longer: cut at the limit
+    rest = mcp.call("skills_search", query="lattice", limit=2, cursor=found["next_cursor"])
+    rest = rest["structuredContent"]
+    hits = {hit["id"]: hit for hit in found["results"] + rest["results"]}
+    assert sorted(hits) == ["alpha", "beta", "gamma"] and rest["next_cursor"] is None
+    assert all(len(hit["excerpt"]) <= 40 for hit in hits.values())
+    assert len(hits["alpha"]["excerpt"]) == 40  # alpha's description is longer: cut at the limit
     refused = mcp.call("skills_search", query="lattice", limit=3)
     assert refused["isError"] is True, refused
     assert refused["structuredContent"]["error"]["code"] == "INVALID_ARGUMENT", refused

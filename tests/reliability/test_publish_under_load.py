@@ -1,9 +1,8 @@
-"""Publishing under load (SPEC §4, §6): while 8 client threads read through gunicorn, another
-process switches the active snapshot between two commits 20 times. No request fails, and
-every answer is exactly the content of the revision its own `registry_sha` names: a
-publish in the middle of a request never mixes revisions, and no worker serves stale
-or half-switched content.
-"""
+"""Publishing under load (docs/reference.md#commands, #mcp-methods): while 8 client threads read
+through gunicorn, another process switches the active snapshot between two commits 20 times. No
+request fails, and every answer is exactly the content of the revision its own `registry_sha`
+names: a publish in the middle of a request never mixes revisions, and no worker serves stale
+or half-switched content."""
 
 import hashlib
 import subprocess
@@ -18,9 +17,13 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.catalog.publish_support import SubprocessDatabase
-from tests.reliability.support import HttpMcp, gunicorn, integrity_problems, server_env, snapshots
-from tests.skillrepo import PROJECT_DIR, SkillRepo
+from tests.support.databases import SubprocessDatabase
+from tests.support.e2e import server_env
+from tests.support.gunicorn import running_gunicorn
+from tests.support.integrity import integrity_problems, snapshots
+from tests.support.mcp import HttpMcp
+from tests.support.project import PROJECT_DIR
+from tests.support.repos import SkillRepo
 
 pytestmark = pytest.mark.reliability
 
@@ -144,7 +147,7 @@ def test_switching_snapshots_under_load_never_fails_or_mixes_revisions(
     env = server_env(subprocess_db)
     first = subprocess_db.manage("publish", sha_a, "--repo", str(repo.root))
     assert first.returncode == 0, first.stderr
-    with gunicorn(env, tmp_path, workers=2) as server:
+    with running_gunicorn(env, tmp_path, workers=2) as server:
         stop = threading.Event()
         seen: Counter[str] = Counter()
         transitions = Counter[str]()
@@ -184,7 +187,7 @@ def test_switching_snapshots_under_load_never_fails_or_mixes_revisions(
                 [
                     sys.executable,
                     "-m",
-                    "tests.reliability.publish_loop",
+                    "tests.support.publish_loop",
                     "--repo",
                     str(repo.root),
                     "--times",

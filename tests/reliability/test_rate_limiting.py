@@ -19,10 +19,13 @@ from django.core.cache.backends.locmem import LocMemCache
 
 from accounts import tokens
 from mcpapi import refusals, throttling, views
-from tests import github_standin
-from tests.catalog.publish_support import SubprocessDatabase
-from tests.reliability.support import READ_TOKEN, ZDR_TOKEN, McpClient, Registry, gunicorn, server_env
-from tests.skillrepo import SkillRepo
+from tests.support import github_standin
+from tests.support.databases import SubprocessDatabase
+from tests.support.e2e import server_env
+from tests.support.gunicorn import running_gunicorn
+from tests.support.mcp import McpClient, Registry
+from tests.support.repos import SkillRepo
+from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
 
 pytestmark = pytest.mark.reliability
 
@@ -140,12 +143,15 @@ def test_unauthenticated_requests_are_answered_401_and_never_counted(
 
 
 def test_the_cache_key_never_holds_the_token(settings) -> None:  # type: ignore[no-untyped-def]
-    from accounts.callers import Caller
+    from accounts.callers import Caller, CallerKind
+
+    def key_of(caller: Caller) -> str:
+        return throttling.CallerRateThrottle(caller).get_cache_key(None, None)  # type: ignore[arg-type]
 
     settings.MCP_RATE_LIMIT_PER_MINUTE = 5
-    key = throttling.CallerRateThrottle(Caller("github:Octo", False)).get_cache_key(None, None)  # type: ignore[arg-type]
-    same = throttling.CallerRateThrottle(Caller("oauth:octo", False)).get_cache_key(None, None)  # type: ignore[arg-type]
-    other = throttling.CallerRateThrottle(Caller("token:octo", False)).get_cache_key(None, None)  # type: ignore[arg-type]
+    key = key_of(Caller(CallerKind.GITHUB, "Octo", False))
+    same = key_of(Caller(CallerKind.OAUTH, "octo", False))
+    other = key_of(Caller(CallerKind.TOKEN, "octo", False))
     assert key == same != other
     assert "octo" not in key.lower()
 
@@ -183,7 +189,10 @@ def test_the_budget_holds_across_hosts_sharing_redis(
     env = server_env(subprocess_db, CACHE_URL=url, MCP_RATE_LIMIT_PER_MINUTE="4")
     headers = {"Authorization": f"Bearer {READ_TOKEN}", "Content-Type": "application/json"}
     try:
-        with gunicorn(env, tmp_path, workers=1) as host_a, gunicorn(env, tmp_path, workers=1) as host_b:
+        with (
+            running_gunicorn(env, tmp_path, workers=1) as host_a,
+            running_gunicorn(env, tmp_path, workers=1) as host_b,
+        ):
             codes = []
             for host in (host_a, host_b, host_a, host_b, host_a, host_b):
                 response = httpx.post(host.mcp_url, json=PING, headers=headers, timeout=30)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.skillrepo import PROJECT_DIR
+from tests.support.project import PROJECT_DIR
 
 pytestmark = pytest.mark.reliability
 

@@ -4,7 +4,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from catalog.publishing import PublishError, prune_snapshots
+from catalog.errors import PublishError
+from catalog.snapshots import prune_snapshots
 
 
 class Command(BaseCommand):
@@ -24,12 +25,5 @@ class Command(BaseCommand):
             result = prune_snapshots(keep, dry_run=dry_run)
         except PublishError as exc:
             raise CommandError(str(exc)) from None
-        verb = "Would remove" if dry_run else "Removed"
-        for snapshot in result.removed:
-            when = snapshot.published_at.isoformat() if snapshot.published_at else "-"
-            self.stdout.write(f"{verb} {snapshot.sha} {when} {snapshot.skill_count} skills")
-        self.stdout.write(
-            f"{verb} {len(result.removed)} snapshots, {result.removed_skill_versions} skill versions, "
-            f"{result.removed_blobs} blobs ({result.removed_blob_bytes} bytes); "
-            f"kept {len(result.kept)} snapshots."
-        )
+        for line in result.lines():
+            self.stdout.write(line)

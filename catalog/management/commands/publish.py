@@ -1,11 +1,12 @@
-"""manage.py publish <rev> [--repo PATH] [--rollback] (SPEC §4)."""
+"""manage.py publish <rev> [--repo PATH] [--rollback] (docs/reference.md#commands)."""
 
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from catalog.publishing import PublishError, publish
+from catalog.errors import PublishError
+from catalog.publishing import publish
 
 
 class Command(BaseCommand):

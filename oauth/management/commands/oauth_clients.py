@@ -9,7 +9,7 @@ from oauth import clients
 
 class Command(BaseCommand):
     help = (
-        "List the OAuth clients registered with this registry (SPEC §10), or revoke one with "
+        "List the OAuth clients registered with this registry, or revoke one with "
         "--revoke CLIENT_ID (it and every token it holds are deleted at once)."
     )
 

@@ -1,0 +1,96 @@
+"""Tags and keywords (labels) as search matches them (docs/reference.md#search).
+
+A term matches a label when it has the stem of one of the label's words; a label also
+matches whole when the case-folded query holds it as a whole string, not cut inside a word
+(`code-review` in "code-review checklist", `c#` in "c# tests"), and then counts as one more
+matching term, unless it is simply one of the query's words (then it is that word's match,
+counted once). A label without a letter or digit never matches.
+"""
+
+from collections import Counter
+from collections.abc import Collection, Iterable
+
+from catalog.searchquery import Query
+from catalog.textwords import in_word, stem, words
+
+_NOWHERE: tuple[int, ...] = ()
+# Postings this short are tuples (a one-skill tuple is 48 bytes, a frozenset 216).
+_SMALL_POSTINGS = 8
+
+
+def found_whole(label: str, folded_query: str) -> bool:
+    """Whether the case-folded `label` occurs in the case-folded query without cutting a word
+    at either end (`c#` occurs whole in "c# tests", `test` does not in "testing")."""
+    start = folded_query.find(label)
+    while start >= 0:
+        end = start + len(label)
+        cut_before = start > 0 and in_word(folded_query, start - 1) and in_word(folded_query, start)
+        cut_after = end < len(folded_query) and in_word(folded_query, end - 1) and in_word(folded_query, end)
+        if not cut_before and not cut_after:
+            return True
+        start = folded_query.find(label, start + 1)
+    return False
+
+
+class Labels:
+    """Tags, or keywords: which skills have a label word of each stem, and the labels that
+    could match whole on their own (several words, symbols, or a stop word), by first word."""
+
+    def __init__(self, labels_per_skill: Iterable[Iterable[str]]) -> None:
+        by_stem: dict[str, set[int]] = {}
+        by_first_word: dict[str, dict[str, set[int]]] = {}
+        for position, labels in enumerate(labels_per_skill):
+            for label in labels:
+                folded = label.casefold()
+                label_words = words(folded)
+                for word in label_words:
+                    word_stem = stem(word)
+                    if word_stem is not None:
+                        by_stem.setdefault(word_stem, set()).add(position)
+                if label_words and (label_words != [folded] or stem(folded) is None):
+                    by_first_word.setdefault(label_words[0], {}).setdefault(folded, set()).add(position)
+        self._by_stem = _freeze(by_stem)
+        self._by_first_word = {
+            word: tuple((label, _frozen(positions)) for label, positions in labels.items())
+            for word, labels in by_first_word.items()
+        }
+
+    def matched(self, position: int, query: Query) -> list[str]:
+        """What the labels of the skill at `position` match: the terms, in query order, then
+        the labels matched whole, in query order."""
+        found = [term.word for term in query.terms if position in self._by_stem.get(term.stem, _NOWHERE)]
+        for word in query.all_words:
+            for label, positions in self._by_first_word.get(word, ()):
+                if position in positions and label not in query.content_words:
+                    if found_whole(label, query.whole):
+                        found.append(label)
+        return found
+
+    def counts(self, query: Query) -> Counter[int]:
+        """How many terms (and labels matched whole) each skill's labels match."""
+        counts: Counter[int] = Counter()
+        for term in query.terms:
+            counts.update(self._by_stem.get(term.stem, _NOWHERE))
+        for word in query.all_words:
+            for label, positions in self._by_first_word.get(word, ()):
+                if label not in query.content_words and found_whole(label, query.whole):
+                    counts.update(positions)
+        return counts
+
+
+def _frozen(positions: set[int]) -> Collection[int]:
+    """A sorted tuple when short (most ids, names and rare labels), else a frozenset."""
+    return tuple(sorted(positions)) if len(positions) <= _SMALL_POSTINGS else frozenset(positions)
+
+
+def _freeze(postings: dict[str, set[int]]) -> dict[str, Collection[int]]:
+    return {value: _frozen(positions) for value, positions in postings.items()}
+
+
+def freeze_lists(values_per_skill: Iterable[Iterable[str]]) -> dict[str, Collection[int]]:
+    """Positions per value."""
+    postings: dict[str, set[int]] = {}
+    for position, values in enumerate(values_per_skill):
+        for value in values:
+            postings.setdefault(value, set()).add(position)
+    return _freeze(postings)

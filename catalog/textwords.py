@@ -1,0 +1,206 @@
+"""Words, stop words and stems: how search reads text (docs/reference.md#search).
+
+A word is a run of letters and digits (Unicode-aware: what `str.isalnum` accepts, plus the
+combining marks that follow such a character, so that a word in a script with vowel signs
+stays one word), case-folded. Everything else separates words: spaces, punctuation,
+underscores, hyphens. Stop words are the common English function words listed in
+stopwords.txt beside this module; they never match anything. Every other word is reduced to
+its stem under Snowball's English stemmer, and two words match when their stems are equal
+(`presentations` and `presentation`, `testing` and `tests`).
+
+Queries and indexed text go through the same functions, so a query word and a text word are
+compared on the same terms.
+"""
+
+import re
+import threading
+import unicodedata
+from collections import Counter
+from collections.abc import Collection, Iterable, Iterator
+from functools import cache
+from itertools import filterfalse
+from pathlib import Path
+
+import Stemmer
+
+STOP_WORDS_FILE = Path(__file__).with_name("stopwords.txt")
+# Stems remembered per process (a word's stem never changes): a real registry's vocabulary
+# is some tens of thousands of words; past this bound the table starts again.
+STEM_CACHE_SIZE = 200_000
+# Combining marks outside these ranges do not exist (the variation selectors supplement is
+# the only block of them above the supplementary multilingual plane).
+_MARK_RANGES = (range(0x20000), range(0xE0100, 0xE01F0))
+# An ASCII byte that separates words, mapped to a space; letters lower-cased; every byte of a
+# multi-byte UTF-8 character kept as it is (such a token takes the general path).
+_ASCII_WORDS = bytes((b if chr(b).isalnum() else 32) if b < 128 else b for b in bytes(range(256)).lower())
+
+
+def _read_stop_words() -> frozenset[str]:
+    words: set[str] = set()
+    for line in STOP_WORDS_FILE.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            words.update(word.casefold() for word in line.split())
+    return frozenset(words)
+
+
+STOP_WORDS: frozenset[str] = _read_stop_words()
+
+
+@cache
+def _word_pattern() -> re.Pattern[str]:
+    """Compiled on first use: listing the combining marks takes a few tens of milliseconds."""
+    marks: list[list[int]] = []  # [first, last] code point of each run of marks
+    for block in _MARK_RANGES:
+        for code in block:
+            if unicodedata.category(chr(code)).startswith("M") and not chr(code).isalnum():
+                if marks and marks[-1][1] == code - 1:
+                    marks[-1][1] = code
+                else:
+                    marks.append([code, code])
+    mark_class = "".join(f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high in marks)
+    return re.compile(rf"[^\W_](?:[^\W_]|[{mark_class}])*")
+
+
+def spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, case-folded word) for each word of `text`, in order; start and end index
+    `text` itself."""
+    for match in _word_pattern().finditer(text):
+        yield match.start(), match.end(), match.group().casefold()
+
+
+def words(text: str) -> list[str]:
+    """The case-folded words of `text`, in order, repeats kept."""
+    return [word.casefold() for word in _word_pattern().findall(text)]
+
+
+def in_word(text: str, index: int) -> bool:
+    """Whether text[index] belongs to a word: a letter or digit, or a combining mark that
+    follows one (through any other marks)."""
+    while index >= 0:
+        char = text[index]
+        if char.isalnum():
+            return True
+        if not unicodedata.category(char).startswith("M"):
+            return False
+        index -= 1
+    return False
+
+
+class _Stems:
+    """Snowball English through PyStemmer, one stemmer per thread (a stemmer keeps state
+    while it works, so it must never be shared by two threads at once), behind one table of
+    stems shared by every thread."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._known: dict[str, str | None] = {}
+
+    def _stemmer(self) -> Stemmer.Stemmer:
+        stemmer = getattr(self._local, "stemmer", None)
+        if stemmer is None:
+            stemmer = Stemmer.Stemmer("english")
+            stemmer.maxCacheSize = 0  # the table below is the cache
+            self._local.stemmer = stemmer
+        return stemmer
+
+    def of(self, word: str) -> str | None:
+        """The stem of a case-folded word; None for a stop word."""
+        known = self._known.get(word, "")
+        if known != "":
+            return known
+        found = None if word in STOP_WORDS else self._stemmer().stemWord(word)
+        if len(self._known) >= STEM_CACHE_SIZE:
+            self._known = {}
+        self._known[word] = found
+        return found
+
+
+_stems = _Stems()
+
+
+def stem(word: str) -> str | None:
+    """The stem of the case-folded `word`, or None when it is a stop word."""
+    return _stems.of(word)
+
+
+def stem_prefix(found: str) -> str:
+    """What every word with the stem `found` begins with (see earliest_with_stem)."""
+    return found[: max(1, len(found) - (2 if found.endswith("ie") else 1))]
+
+
+def earliest_with_stem(text: str, stems: Collection[str]) -> tuple[int, int] | None:
+    """(start, end) in `text` of its first word whose stem is one of `stems`, if any.
+
+    Snowball's English stemmer rewrites only the end of a word: a word with stem s begins
+    with s less its last letter (`happily` gives `happili`), or less its last two when s ends
+    in "ie" (`dying` gives `die`); true of each of some 580,000 distinct words tried. Each
+    such prefix is looked for with str.find in the case-folded text, and only the words it
+    starts are stemmed. The text is read in growing pieces, cut between words, since the
+    earliest match is usually near the start and case folding a long body costs more than
+    the search."""
+    prefixes = {stem_prefix(wanted) for wanted in stems}
+    start, size = 0, _FIRST_PIECE
+    while start < len(text):
+        end = min(start + size, len(text))
+        while end < len(text) and in_word(text, end):
+            end += 1
+        found = _earliest_in_piece(text[start:end], stems, prefixes)
+        if found is not None:
+            return start + found[0], start + found[1]
+        start, size = end, size * 2
+    return None
+
+
+_FIRST_PIECE = 256
+
+
+def _earliest_in_piece(piece: str, stems: Collection[str], prefixes: Iterable[str]) -> tuple[int, int] | None:
+    folded = piece.casefold()
+    if len(folded) != len(piece):
+        # Case folding changed the length (an `ß`, an `İ`): positions in `folded` would not
+        # be positions in `piece`, so every word is read instead.
+        for start, end, word in spans(piece):
+            if _stems.of(word) in stems:
+                return start, end
+        return None
+    pattern = _word_pattern()
+    best: tuple[int, int] | None = None
+    for prefix in prefixes:
+        start = folded.find(prefix)
+        while start >= 0 and (best is None or start < best[0]):
+            if start == 0 or not in_word(folded, start - 1):
+                match = pattern.match(folded, start)
+                if match is not None and _stems.of(match.group()) in stems:
+                    best = (start, match.end())
+                    break
+            start = folded.find(prefix, start + 1)
+    return best
+
+
+def word_counts(text: str) -> tuple[dict[bytes, int], int]:
+    """How often each word of `text` that is not a stop word occurs (words as UTF-8 bytes),
+    and how many such words there are: what the index keeps of a field. The same words as
+    `words(text)`, only faster: the text is split as UTF-8 bytes (ASCII separators become
+    spaces, ASCII letters lower case), and only the tokens holding a non-ASCII character
+    (which may be several words, or none) are read again as text."""
+    translated = text.encode("utf-8", "surrogatepass").translate(_ASCII_WORDS)
+    counts = Counter(translated.split())
+    if not text.isascii():
+        for token in list(filterfalse(bytes.isascii, counts)):
+            count = counts.pop(token)
+            for word in words(token.decode("utf-8", "surrogatepass")):
+                counts[word.encode("utf-8", "surrogatepass")] += count
+    for stop_word in counts.keys() & _STOP_TOKENS:
+        dict.__delitem__(counts, stop_word)  # (Counter's own __delitem__ is Python code)
+    return counts, sum(counts.values())
+
+
+def token_stem(token: bytes) -> str:
+    """The stem of a word of word_counts."""
+    found = _stems.of(token.decode("utf-8", "surrogatepass"))
+    assert found is not None  # word_counts leaves no stop word
+    return found
+
+
+_STOP_TOKENS = frozenset(word.encode() for word in STOP_WORDS)

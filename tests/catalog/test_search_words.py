@@ -1,0 +1,151 @@
+"""How search reads text: words, stop words, stems (catalog.textwords)."""
+
+import re
+from collections import Counter
+from pathlib import Path
+from unittest.mock import patch
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from catalog import textwords
+from catalog.textwords import (
+    STOP_WORDS,
+    earliest_with_stem,
+    in_word,
+    spans,
+    stem,
+    stem_prefix,
+    token_stem,
+    word_counts,
+    words,
+)
+
+CORPUS = Path(__file__).resolve().parents[2] / "bench" / "search" / "corpus"
+
+
+def test_words_are_runs_of_letters_and_digits_case_folded() -> None:
+    assert words("Fill the PDF-form: v2.1, user_name; don't") == [
+        "fill",
+        "the",
+        "pdf",
+        "form",
+        "v2",
+        "1",
+        "user",
+        "name",
+        "don",
+        "t",
+    ]
+
+
+def test_words_are_unicode_aware() -> None:
+    assert words("Café naïve STRASSE straße Ünïcödé") == ["café", "naïve", "strasse", "strasse", "ünïcödé"]
+    # A combining mark stays in the word it follows (vowel signs of Devanagari, an accent).
+    assert words("हिन्दी भाषा") == ["हिन्दी", "भाषा"]
+    assert words("cafe\u0301 ok") == ["cafe\u0301", "ok"]
+    # Punctuation and symbols outside ASCII separate words too.
+    assert words("alpha\u2014beta\u00a0gamma «delta»") == ["alpha", "beta", "gamma", "delta"]
+
+
+def test_spans_index_the_original_text() -> None:
+    text = "Go to İstanbul, then PDF"
+    found = list(spans(text))
+    assert [(text[start:end], word) for start, end, word in found] == [
+        ("Go", "go"),
+        ("to", "to"),
+        ("İstanbul", "i̇stanbul"),
+        ("then", "then"),
+        ("PDF", "pdf"),
+    ]
+
+
+def test_the_shipped_stop_word_list_holds_function_words_only() -> None:
+    listed = textwords.STOP_WORDS_FILE.read_text(encoding="utf-8")
+    assert textwords.STOP_WORDS_FILE.parent == Path(textwords.__file__).parent
+    for word in ("a", "an", "the", "to", "of", "for", "with", "my", "is", "how", "us"):
+        assert word in STOP_WORDS
+    # Names of things and tasks are never stop words, however common.
+    for word in ("use", "make", "file", "test", "go", "c", "r", "data", "pdf"):
+        assert word not in STOP_WORDS
+    assert "# " in listed  # the file documents itself
+    assert all(word == word.casefold() and re.fullmatch(r"[^\W_]+", word) for word in STOP_WORDS)
+
+
+def test_stems_join_inflections_and_stop_words_have_none() -> None:
+    assert stem("presentations") == stem("presentation")
+    assert stem("testing") == stem("tests") == stem("test")
+    assert stem("regulate") == stem("regulation")
+    assert stem("form") != stem("format")
+    assert stem("us") is None
+    assert stem("use") != stem("user")
+    assert stem("the") is None
+
+
+# Text made of pieces that exercise every path: ASCII words and separators, stop words,
+# characters whose case folding changes length or makes a letter of a mark, non-ASCII
+# separators, marks after a separator.
+PIECES = [
+    *"abcXYZ019 -_.,'\n\t",
+    *["é", "ß", "İ", "\u0301", "\u2014", "\u00a0", "ﬁ", "Σ", "ι", "\u0345", "あ"],
+    *["the ", "Tests ", "testing ", "a ", "PDFs "],
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
+def test_word_counts_count_the_words_that_are_not_stop_words(text: str) -> None:
+    counts, length = word_counts(text)
+    expected = Counter(word for word in words(text) if stem(word) is not None)
+    assert {token.decode("utf-8", "surrogatepass"): n for token, n in counts.items()} == expected
+    assert length == sum(expected.values())
+
+
+def test_word_counts_keep_a_lone_surrogate_without_failing() -> None:
+    counts, length = word_counts("alpha \ud800 beta")
+    assert set(counts) == {b"alpha", b"beta"} and length == 2
+
+
+def test_token_stem_is_the_stem_of_the_word() -> None:
+    assert token_stem(b"presentations") == stem("presentations")
+    assert token_stem("naïve".encode()) == stem("naïve")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from([*"ab tesingTESÉé.-", "\u0301", "İ", "dying ", "tests "]), max_size=40).map(
+        "".join
+    ),
+    st.sampled_from([("test",), ("die",), ("a",), ("test", "die"), ("é",)]),
+)
+def test_the_earliest_word_with_a_stem_is_the_first_one_reading_word_by_word(
+    text: str, wanted: tuple[str, ...]
+) -> None:
+    stems = {stem(word) or word for word in wanted}
+    expected = next(((start, end) for start, end, word in spans(text) if stem(word) in stems), None)
+    for first_piece in (1, 3, 256):  # the text is read in pieces: small ones cross every boundary
+        with patch.object(textwords, "_FIRST_PIECE", first_piece):
+            assert earliest_with_stem(text, stems) == expected
+
+
+def test_every_word_begins_with_the_prefix_of_its_stem() -> None:
+    """What earliest_with_stem relies on, checked over the evaluation corpus's words and the
+    forms the stemmer treats specially."""
+    vocabulary = {word for path in CORPUS.glob("*/SKILL.md") for word in words(path.read_text())}
+    vocabulary |= {"dying", "lying", "tying", "skies", "early", "gently", "happily", "hoping", "agreed"}
+    vocabulary |= {"operational", "probability", "cookies", "ied", "news", "idly", "singly"}
+    assert len(vocabulary) > 3000
+    for word in vocabulary:
+        found = stem(word)
+        if found is not None:
+            assert word.startswith(stem_prefix(found)), (word, found)
+    assert stem_prefix("die") == "d" and stem_prefix("happili") == "happil" and stem_prefix("a") == "a"
+
+
+@pytest.mark.parametrize(
+    ("text", "index", "inside"),
+    [("ab", 1, True), ("a b", 1, False), ("e\u0301", 1, True), (" \u0301", 1, False), ("-", 0, False)],
+)
+def test_in_word_tells_word_characters_from_separators(text: str, index: int, inside: bool) -> None:
+    assert in_word(text, index) is inside
