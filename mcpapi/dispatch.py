@@ -81,14 +81,16 @@ class Dispatcher(Generic[C]):
                 raise JsonRpcError(METHOD_NOT_FOUND, f"Method not found: {message.method}")
             try:
                 params = validate_object(message.params, method.params_schema, name)
-            except ArgumentError as error:
-                raise InvalidParams(f"Invalid params: {error.message}") from None
+            except ArgumentError as bad:
+                raise InvalidParams(f"Invalid params: {bad.message}") from None
             context = context_for(name)
             result = dialect.result(name, method.handler(params, context))
             return Reply(encode_result(message.id, result), None, context)
         except JsonRpcError as raised:
-            error = dialect.error(raised)
-            return Reply(encode_error(message.id, error.code, error.message, error.data), error.code, context)
+            worded = dialect.error(raised)
+            return Reply(
+                encode_error(message.id, worded.code, worded.message, worded.data), worded.code, context
+            )
         except Exception:  # the one boundary: log everything, send nothing of it
             logger.exception("Unhandled error answering %s", message.method)
             return Reply(encode_error(message.id, INTERNAL_ERROR, "Internal error."), INTERNAL_ERROR, context)

@@ -202,10 +202,10 @@ def era_of_unparsed(headers: Headers) -> Era:
 
 def _check_headers(message: Message, headers: Headers, requested: str) -> None:
     method = message.method or ""
-    for name in (VERSION_HEADER, METHOD_HEADER, NAME_HEADER):
-        value = headers.get(name)
+    for header in (VERSION_HEADER, METHOD_HEADER, NAME_HEADER):
+        value = headers.get(header)
         if value is not None and not _FIELD_VALUE.fullmatch(value):
-            raise _mismatch(message, f"the {name} header holds characters no header value may hold")
+            raise _mismatch(message, f"the {header} header holds characters no header value may hold")
     version = _header(headers, VERSION_HEADER)
     if version != requested:
         raise _mismatch(message, f"the {VERSION_HEADER} header must equal the version in params._meta")
