@@ -153,7 +153,7 @@ def drf_urlconf() -> object:
             elif isinstance(exc, exceptions.NotAuthenticated):
                 exc = refusals.not_let_in(NoCredentials())
             elif isinstance(exc, MalformedMessage):
-                exc = refusals.malformed(exc)
+                exc = protocol.malformed(exc, admission.Headers(self.request._request))
             if isinstance(exc, Refusal):
                 self.outcome = exc.outcome()
                 return self.outcome.response()

@@ -44,6 +44,7 @@ def write(request_id: str, caller: Caller | None, outcome: Outcome, duration_ms:
             "rpc_error": outcome.rpc_error,
             "duration_ms": duration_ms,
             "registry_sha": outcome.registry_sha,
+            "era": outcome.era,
         },
     )
 

@@ -3,25 +3,27 @@
 Knows nothing of skills or MCP's meaning: a handler takes checked params and a
 request context and returns a result (or raises JsonRpcError). The context is made
 by the caller's `context_for(method)`, inside the boundary, so whatever it reads for a
-request fails like a handler does. Anything else a handler raises is logged with its
-traceback and answered -32603 with a fixed message, so no library or stack text ever
-reaches a client.
+request fails like a handler does. Which methods a request may call, and how its results
+and errors are worded, is the caller's Dialect (one per protocol revision). Anything else a
+handler raises is logged with its traceback and answered -32603 with a fixed message, so no
+library or stack text ever reaches a client.
 """
 
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from mcpapi.jsonrpc import (
     INTERNAL_ERROR,
     METHOD_NOT_FOUND,
+    InvalidParams,
     JsonRpcError,
     Message,
     encode_error,
     encode_result,
 )
-from mcpapi.params import validate_object
+from mcpapi.params import ArgumentError, validate_object
 
 logger = logging.getLogger("mcpapi")
 
@@ -33,6 +35,17 @@ Handler = Callable[[dict[str, Any], Any], Any]
 class Method:
     params_schema: dict[str, Any]
     handler: Handler
+
+
+class Dialect(Protocol):
+    """How one revision of a protocol answers: which methods it has, and the final form of
+    its results and errors."""
+
+    def serves(self, method: str) -> bool: ...
+
+    def result(self, method: str, result: Any) -> Any: ...
+
+    def error(self, error: JsonRpcError) -> JsonRpcError: ...
 
 
 @dataclass(slots=True)  # made on every request: a frozen dataclass costs a setattr call a field
@@ -58,19 +71,26 @@ class Dispatcher(Generic[C]):
 
         return decorator
 
-    def reply(self, message: Message, context_for: Callable[[str], C]) -> Reply[C]:
-        """Answer a request (a message with an id)."""
+    def reply(self, message: Message, context_for: Callable[[str], C], dialect: Dialect) -> Reply[C]:
+        """Answer a request (a message with an id) in `dialect`."""
         context: C | None = None
         try:
             name = message.method or ""
-            method = self._methods.get(name)
+            method = self._methods.get(name) if dialect.serves(name) else None
             if method is None:
                 raise JsonRpcError(METHOD_NOT_FOUND, f"Method not found: {message.method}")
-            params = validate_object(message.params, method.params_schema, name)
+            try:
+                params = validate_object(message.params, method.params_schema, name)
+            except ArgumentError as bad:
+                raise InvalidParams(f"Invalid params: {bad.message}") from None
             context = context_for(name)
-            return Reply(encode_result(message.id, method.handler(params, context)), None, context)
-        except JsonRpcError as error:
-            return Reply(encode_error(message.id, error.code, error.message, error.data), error.code, context)
+            result = dialect.result(name, method.handler(params, context))
+            return Reply(encode_result(message.id, result), None, context)
+        except JsonRpcError as raised:
+            worded = dialect.error(raised)
+            return Reply(
+                encode_error(message.id, worded.code, worded.message, worded.data), worded.code, context
+            )
         except Exception:  # the one boundary: log everything, send nothing of it
             logger.exception("Unhandled error answering %s", message.method)
             return Reply(encode_error(message.id, INTERNAL_ERROR, "Internal error."), INTERNAL_ERROR, context)

@@ -14,7 +14,10 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
-RESOURCE_NOT_FOUND = -32002  # MCP's code for a resource the server does not have
+RESOURCE_NOT_FOUND = -32002  # MCP's code for a resource the server does not have (until 2025-11-25)
+# MCP 2026-07-28's codes for a request refused before any method runs (docs/reference.md#errors).
+HEADER_MISMATCH = -32020  # a required header is missing or malformed, or disagrees with the body
+UNSUPPORTED_PROTOCOL_VERSION = -32022  # data: {"supported": [...], "requested": "..."}
 
 RequestId = str | int
 
@@ -96,12 +99,6 @@ def parse_message(body: bytes) -> Message:
     elif not isinstance(params, dict):
         raise MalformedMessage(INVALID_REQUEST, "Invalid request: params must be an object.", request_id)
     return Message(method=method, params=params, id=request_id, is_notification=not has_id, is_response=False)
-
-
-def http_status_for(error: MalformedMessage) -> int:
-    """Unparsable JSON and non-messages are refused at the HTTP level; a request with
-    an id but unusable params is answered like any other JSON-RPC error."""
-    return 400 if error.code in (PARSE_ERROR, INVALID_REQUEST) else 200
 
 
 def _is_valid_id(value: Any) -> bool:

@@ -17,6 +17,7 @@ class Outcome:
     tool: str | None = None
     rpc_error: int | None = None
     registry_sha: str | None = None  # the snapshot the answer was read from
+    era: str | None = None  # the protocol era the message spoke (mcpapi.eras), once known
 
     def response(self) -> HttpResponse:
         if self.body is None:

@@ -5,13 +5,14 @@ The server picks the page size; a cursor is bound to the revision and to the que
 it (what is listed, its filters, the caller's clearance), so a page never mixes snapshots or
 views. Reading one back raises cursors.InvalidCursor (not ours, altered, another query;
 CursorPastTheEnd: beyond the results) or cursors.StaleCursor (another revision); each
-caller answers those in its own terms (a tool error, -32602).
+caller answers those in its own terms (a tool error; for a protocol method, bad_cursor()).
 """
 
 from dataclasses import dataclass
 from typing import Any
 
 from mcpapi import cursors
+from mcpapi.jsonrpc import InvalidParams
 
 
 @dataclass(slots=True)  # made on every request: a frozen dataclass costs a setattr call a field
@@ -50,3 +51,8 @@ class Paginator:
 
     def cursor_at(self, position: int) -> str:
         return cursors.encode(self.revision, self.query, position)
+
+
+def bad_cursor() -> InvalidParams:
+    """What a protocol method (not a tool) answers for a cursor it cannot use: -32602."""
+    return InvalidParams("Invalid params: the cursor is not valid; list again from the start.")

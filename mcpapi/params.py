@@ -1,14 +1,14 @@
 """Check arguments against the JSON Schemas we publish, with our own messages.
 
 Only the keywords our schemas use are understood (type, properties, required,
-additionalProperties, items, minimum, maximum): the schema a client reads in
-tools/list is the very object the server checks with, so the two cannot drift.
-A failure raises InvalidParams (-32602) naming the argument, never library text.
+additionalProperties, items, minimum, maximum, maxLength, maxItems): the schema a client
+reads in tools/list is the very object the server checks with, so the two cannot drift.
+A failure raises ArgumentError naming the argument and the rule it breaks, never library
+text; each caller answers it in its own terms (a method's params: -32602; a tool's
+arguments: the tool error INVALID_ARGUMENT, docs/reference.md#tools).
 """
 
 from typing import Any
-
-from mcpapi.jsonrpc import InvalidParams
 
 _TYPE_NAMES = {
     "object": "an object",
@@ -19,17 +19,26 @@ _TYPE_NAMES = {
 }
 
 
+class ArgumentError(ValueError):
+    """An argument breaks its schema; the message says which one and how."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 def validate_object(value: Any, schema: dict[str, Any], where: str) -> dict[str, Any]:
     """The checked object, integers normalised (2.0 -> 2). A property given as null is
     treated as omitted when it is optional: clients often send null for "not set"."""
     if not isinstance(value, dict):
-        raise InvalidParams(f"{where}: arguments must be an object.")
+        raise ArgumentError(f"{where}: arguments must be an object.")
     properties: dict[str, Any] = schema.get("properties", {})
     required = schema.get("required", ())
     if schema.get("additionalProperties", True) is False:
         for name in value:
             if name not in properties:
-                raise InvalidParams(f"{where}: unknown argument {name!r}.")
+                known = ", ".join(repr(known) for known in properties) or "none"
+                raise ArgumentError(f"{where}: unknown argument {name!r} (the arguments are {known}).")
     checked: dict[str, Any] = {}
     for name, item in value.items():
         if name not in properties:
@@ -40,7 +49,7 @@ def validate_object(value: Any, schema: dict[str, Any], where: str) -> dict[str,
             checked[name] = _check(item, properties[name], f"{where}: {name!r}")
     for name in required:
         if name not in checked:
-            raise InvalidParams(f"{where}: {name!r} is required.")
+            raise ArgumentError(f"{where}: {name!r} is required.")
     return checked
 
 
@@ -49,6 +58,8 @@ def _check(value: Any, schema: dict[str, Any], label: str) -> Any:
     if expected == "string":
         if not isinstance(value, str):
             raise _wrong_type(label, expected)
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            raise ArgumentError(f"{label} must be at most {schema['maxLength']} characters long.")
         return value
     if expected == "integer":
         if isinstance(value, bool) or not isinstance(value, int | float):
@@ -58,9 +69,9 @@ def _check(value: Any, schema: dict[str, Any], label: str) -> Any:
                 raise _wrong_type(label, expected)
             value = int(value)
         if "minimum" in schema and value < schema["minimum"]:
-            raise InvalidParams(f"{label} must be at least {schema['minimum']}.")
+            raise ArgumentError(f"{label} must be at least {schema['minimum']}.")
         if "maximum" in schema and value > schema["maximum"]:
-            raise InvalidParams(f"{label} must be at most {schema['maximum']}.")
+            raise ArgumentError(f"{label} must be at most {schema['maximum']}.")
         return value
     if expected == "boolean":
         if not isinstance(value, bool):
@@ -69,6 +80,8 @@ def _check(value: Any, schema: dict[str, Any], label: str) -> Any:
     if expected == "array":
         if not isinstance(value, list):
             raise _wrong_type(label, expected)
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            raise ArgumentError(f"{label} must hold at most {schema['maxItems']} items.")
         items = schema.get("items")
         if items is None:
             return value
@@ -80,5 +93,5 @@ def _check(value: Any, schema: dict[str, Any], label: str) -> Any:
     return value
 
 
-def _wrong_type(label: str, expected: str) -> InvalidParams:
-    return InvalidParams(f"{label} must be {_TYPE_NAMES[expected]}.")
+def _wrong_type(label: str, expected: str) -> ArgumentError:
+    return ArgumentError(f"{label} must be {_TYPE_NAMES[expected]}.")

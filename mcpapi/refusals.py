@@ -11,7 +11,15 @@ from typing import Any
 
 from accounts.authentication import challenge
 from accounts.errors import AuthError
-from mcpapi.jsonrpc import INVALID_REQUEST, MalformedMessage, RequestId, encode_error, http_status_for
+from mcpapi.jsonrpc import (
+    HEADER_MISMATCH,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    MalformedMessage,
+    RequestId,
+    encode_error,
+)
 from mcpapi.outcome import Outcome
 
 # JSON-RPC's range for implementation-defined server errors: this caller may not be served
@@ -38,9 +46,11 @@ class Refusal(Exception):
         self.data = data
         self.headers = headers
 
-    def outcome(self, *, rpc_method: str | None = None, tool: str | None = None) -> Outcome:
+    def outcome(
+        self, *, rpc_method: str | None = None, tool: str | None = None, era: str | None = None
+    ) -> Outcome:
         body = encode_error(self.request_id, self.code, self.message, self.data)
-        return Outcome(self.status, body, self.headers, rpc_method, tool, rpc_error=self.code)
+        return Outcome(self.status, body, self.headers, rpc_method, tool, rpc_error=self.code, era=era)
 
 
 def method_not_allowed() -> Refusal:
@@ -90,13 +100,42 @@ def bad_content_length() -> Refusal:
     return Refusal(400, INVALID_REQUEST, "Bad request: invalid Content-Length.")
 
 
-def malformed(error: MalformedMessage) -> Refusal:
-    """Unparsable JSON and non-messages are 400; a request with an id but unusable params is
-    answered like any other JSON-RPC error (200)."""
-    return Refusal(http_status_for(error), error.code, error.message, request_id=error.request_id)
+def malformed(error: MalformedMessage, status: int) -> Refusal:
+    """A body that is not one usable JSON-RPC message, with the status its era gives that code."""
+    return Refusal(status, error.code, error.message, request_id=error.request_id)
 
 
 def unsupported_version(request_id: RequestId | None) -> Refusal:
+    """An initialize-era request whose MCP-Protocol-Version header names no revision served."""
     return Refusal(
         400, INVALID_REQUEST, "Bad request: unsupported MCP-Protocol-Version.", request_id=request_id
+    )
+
+
+# The refusals of a 2026-07-28 request, in the order that revision checks them.
+
+
+def missing_request_meta(request_id: RequestId | None, version_key: str, capabilities_key: str) -> Refusal:
+    return Refusal(
+        400,
+        INVALID_PARAMS,
+        f"Invalid params: params._meta must hold {version_key} (a string) and {capabilities_key} "
+        "(an object) on every request of this revision.",
+        request_id=request_id,
+    )
+
+
+def header_mismatch(request_id: RequestId | None, message: str) -> Refusal:
+    return Refusal(400, HEADER_MISMATCH, message, request_id=request_id)
+
+
+def unsupported_protocol_version(
+    request_id: RequestId | None, requested: str, supported: tuple[str, ...]
+) -> Refusal:
+    return Refusal(
+        400,
+        UNSUPPORTED_PROTOCOL_VERSION,
+        "Unsupported protocol version",
+        request_id=request_id,
+        data={"supported": list(supported), "requested": requested},
     )

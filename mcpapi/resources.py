@@ -3,7 +3,8 @@
 `skill://<id>/SKILL.md` is a skill's whole SKILL.md (frontmatter included);
 `skill://<id>/<path>` one of its listed supporting files. URIs are matched
 exactly, like tool arguments. Anything that names no file the caller may see,
-hidden ZDR skills included, is -32002, the same as a file that never existed.
+hidden ZDR skills included, is "resource not found" (-32002; -32602 in 2026-07-28, where
+mcpapi.eras words it), the same as a file that never existed.
 """
 
 from collections.abc import Iterator
@@ -13,11 +14,10 @@ from typing import Any
 from catalog import index as catalog
 from catalog.index import SkillEntry, SnapshotView
 from mcpapi import cursors
-from mcpapi.jsonrpc import RESOURCE_NOT_FOUND, InvalidParams, JsonRpcError
-from mcpapi.paginate import Paginator
+from mcpapi.jsonrpc import RESOURCE_NOT_FOUND, JsonRpcError
+from mcpapi.paginate import Paginator, bad_cursor
+from mcpapi.wire import SKILL_MD, SKILL_SCHEME, skill_uri
 
-SCHEME = "skill://"
-SKILL_MD = "SKILL.md"
 SKILL_MD_MEDIA_TYPE = "text/markdown"
 
 TEMPLATES = {
@@ -39,16 +39,12 @@ TEMPLATES = {
 }
 
 
-def skill_uri(skill_id: str, path: str = SKILL_MD) -> str:
-    return f"{SCHEME}{skill_id}/{path}"
-
-
 def list_resources(view: SnapshotView, cursor: str | None) -> dict[str, Any]:
     paginator = Paginator(view.ref.sha, "resources/list", view.zdr_cleared)
     try:
         start = paginator.start(cursor)
     except (cursors.InvalidCursor, cursors.StaleCursor):
-        raise _bad_cursor() from None
+        raise bad_cursor() from None
     page_size = view.config.pagination.max_limit
     # One entry more than a page says whether another page follows, without counting them all.
     entries = list(islice(_entries_from(view.skills, start), page_size + 1))
@@ -59,7 +55,7 @@ def list_resources(view: SnapshotView, cursor: str | None) -> dict[str, Any]:
 
 def list_before_publish(cursor: str | None) -> dict[str, Any]:
     if cursor is not None:  # nothing was ever listed, so no cursor was handed out
-        raise _bad_cursor()
+        raise bad_cursor()
     return {"resources": []}
 
 
@@ -100,12 +96,13 @@ def _file_entry(skill: SkillEntry, index: int) -> dict[str, Any]:
 
 def list_templates(cursor: str | None) -> dict[str, Any]:
     if cursor is not None:  # the templates fit one page, so no cursor was ever handed out
-        raise _bad_cursor()
+        raise bad_cursor()
     return TEMPLATES
 
 
 def read_resource(view: SnapshotView, uri: str) -> dict[str, Any]:
-    skill_id, _, path = uri[len(SCHEME) :].partition("/") if uri.startswith(SCHEME) else ("", "", "")
+    named = uri[len(SKILL_SCHEME) :] if uri.startswith(SKILL_SCHEME) else ""
+    skill_id, _, path = named.partition("/")
     skill = view.get(skill_id) if skill_id and path else None
     if skill is None:
         raise not_found(uri)
@@ -123,7 +120,3 @@ def read_resource(view: SnapshotView, uri: str) -> dict[str, Any]:
 def not_found(uri: str) -> JsonRpcError:
     """What any URI naming no resource the caller may see gets, before the first publish too."""
     return JsonRpcError(RESOURCE_NOT_FOUND, "Resource not found.", {"uri": uri})
-
-
-def _bad_cursor() -> InvalidParams:
-    return InvalidParams("Invalid params: the cursor is not valid; list again from the start.")

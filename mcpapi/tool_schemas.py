@@ -2,9 +2,12 @@
 JSON Schemas, and the tool error codes (docs/reference.md#tools, #errors). Handlers live in tools.py.
 
 The input schemas are also what arguments are checked against (mcpapi.params), so
-what a client reads in tools/list is exactly what the server enforces.
+what a client reads in tools/list is exactly what the server enforces. They state every
+bound, some of them the active snapshot's config (the largest `limit`), so a schema is made
+for the Bounds of one config.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +19,25 @@ INVALID_PATH = "INVALID_PATH"
 REVISION_UNAVAILABLE = "REVISION_UNAVAILABLE"
 INVALID_CURSOR = "INVALID_CURSOR"
 REGISTRY_EMPTY = "REGISTRY_EMPTY"
+INVALID_ARGUMENT = "INVALID_ARGUMENT"
+
+# What one call may ask for, whatever the config (docs/reference.md#limits): enough for any
+# real query, and small enough that no request can hold a worker for long.
+QUERY_MAX_CHARS = 1024
+QUERY_MAX_TERMS = 64
+TAGS_MAX_ITEMS = 32
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """The largest page of skills_list and of skills_search in one snapshot's config; None
+    before the first publish, when no call reads anything and none is enforced."""
+
+    list_limit: int | None
+    search_limit: int | None
+
+
+NO_SNAPSHOT = Bounds(None, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,16 +45,16 @@ class ToolSpec:
     name: str
     title: str
     description: str
-    input_schema: dict[str, Any]
+    input_schema: Callable[[Bounds], dict[str, Any]]
     output_schema: dict[str, Any]
 
-    def definition(self) -> dict[str, Any]:
-        """The tool as tools/list shows it."""
+    def definition(self, bounds: Bounds) -> dict[str, Any]:
+        """The tool as tools/list shows it under `bounds`."""
         return {
             "name": self.name,
             "title": self.title,
             "description": self.description,
-            "inputSchema": self.input_schema,
+            "inputSchema": self.input_schema(bounds),
             "outputSchema": self.output_schema,
             "annotations": {
                 "title": self.title,
@@ -59,14 +81,17 @@ _CURSOR = {
 _TAGS = {
     "type": "array",
     "items": {"type": "string"},
+    "maxItems": TAGS_MAX_ITEMS,
     "description": "Only skills carrying every one of these tags (compared case-insensitively).",
 }
 
 
-def _limit(setting: str) -> dict[str, Any]:
+def _limit(setting: str, maximum: int | None) -> dict[str, Any]:
+    bound = {} if maximum is None else {"maximum": maximum}
     return {
         "type": "integer",
         "minimum": 1,
+        **bound,
         "description": (
             f"Page size. Defaults to the registry's {setting}.default_limit; at most its {setting}.max_limit."
         ),
@@ -130,6 +155,7 @@ _ERROR = {
                 REVISION_UNAVAILABLE,
                 INVALID_CURSOR,
                 REGISTRY_EMPTY,
+                INVALID_ARGUMENT,
             ],
         },
         "message": {"type": "string"},
@@ -163,11 +189,11 @@ SKILLS_LIST = ToolSpec(
         "Filter with tags; follow next_cursor for the next page (null on the last). "
         "Use skills_get to read a skill's instructions."
     ),
-    input_schema={
+    input_schema=lambda bounds: {
         "type": "object",
         "properties": {
             "tags": _TAGS,
-            "limit": _limit("pagination"),
+            "limit": _limit("pagination", bounds.list_limit),
             "cursor": _CURSOR,
             "revision": _REVISION,
         },
@@ -191,19 +217,21 @@ SKILLS_SEARCH = ToolSpec(
         "then id. Each result says why it matched (match_reasons) and quotes an excerpt. "
         "Deterministic; no embeddings."
     ),
-    input_schema={
+    input_schema=lambda bounds: {
         "type": "object",
         "properties": {
             "query": {
                 "type": "string",
+                "maxLength": QUERY_MAX_CHARS,
                 "description": (
                     "Words to look for, case-insensitive. Terms are the query's words (runs of "
                     "letters and digits); common English stop words are dropped; a term also "
-                    "matches other forms of its word (its stem: 'tests' finds 'testing')."
+                    "matches other forms of its word (its stem: 'tests' finds 'testing'). Not "
+                    f"blank; at most {QUERY_MAX_TERMS} distinct words (stop words included)."
                 ),
             },
             "tags": _TAGS,
-            "limit": _limit("search"),
+            "limit": _limit("search", bounds.search_limit),
             "cursor": _CURSOR,
             "revision": _REVISION,
         },
@@ -249,7 +277,7 @@ SKILLS_GET = ToolSpec(
         "as written, and the files of its directory it does not serve (omitted). Read a file "
         "with skills_get_file."
     ),
-    input_schema={
+    input_schema=lambda bounds: {
         "type": "object",
         "properties": {
             "id": {"type": "string", "description": "The skill id, exactly as listed."},
@@ -279,7 +307,7 @@ SKILLS_GET_FILE = ToolSpec(
         "executable: the registry never runs them; read a script fully before running it, "
         "and only under your own permissions."
     ),
-    input_schema={
+    input_schema=lambda bounds: {
         "type": "object",
         "properties": {
             "id": {"type": "string", "description": "The skill id, exactly as listed."},

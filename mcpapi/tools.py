@@ -3,11 +3,12 @@ Their wire shapes (schemas, error codes) are in tool_schemas.py; wire.py encodes
 
 Every result carries `api_version`, `registry_sha` and `published_at` in
 `structuredContent`, and the same JSON as its one text content item. Problems a
-model can act on (an unknown skill, a stale revision...) are tool errors:
-results with `isError: true` and `structuredContent.error`. Malformed arguments
-are JSON-RPC -32602, raised as InvalidParams.
+model can act on (an unknown skill, a stale revision, an argument that breaks its
+schema...) are tool errors: results with `isError: true` and `structuredContent.error`,
+so the model reads what to correct. Only an unknown tool is JSON-RPC -32602.
 """
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,14 +17,18 @@ from catalog import index as catalog
 from catalog.index import SkillEntry, SnapshotRef, SnapshotView
 from catalog.paths import is_well_formed_path
 from catalog.search import normalise
+from catalog.searchquery import parse_query
 from mcpapi import cursors, wire
 from mcpapi.jsonrpc import InvalidParams, RawJson, dumps_text
 from mcpapi.paginate import Page, Paginator
-from mcpapi.params import validate_object
+from mcpapi.params import ArgumentError, validate_object
 from mcpapi.tool_schemas import (
     FILE_NOT_FOUND,
+    INVALID_ARGUMENT,
     INVALID_CURSOR,
     INVALID_PATH,
+    NO_SNAPSHOT,
+    QUERY_MAX_TERMS,
     REGISTRY_EMPTY,
     REVISION_UNAVAILABLE,
     SKILL_NOT_FOUND,
@@ -31,6 +36,7 @@ from mcpapi.tool_schemas import (
     SKILLS_GET_FILE,
     SKILLS_LIST,
     SKILLS_SEARCH,
+    Bounds,
     ToolSpec,
 )
 
@@ -60,7 +66,7 @@ class Tool:
 
 def skills_list(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
     pagination = view.config.pagination
-    limit = _page_limit(args, "skills_list", pagination.default_limit, pagination.max_limit)
+    limit = _page_limit(args, pagination.default_limit)
     tags = _normalised_tags(args.get("tags", ()))
     skills = view.search_index().with_tags(tags) if tags else view.skills
     paginator = Paginator(view.ref.sha, "skills_list", tags, view.zdr_cleared)
@@ -71,7 +77,7 @@ def skills_list(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
 
 def skills_search(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
     settings = view.config.search
-    limit = _page_limit(args, "skills_search", settings.default_limit, settings.max_limit)
+    limit = _page_limit(args, settings.default_limit)
     tags = _normalised_tags(args.get("tags", ()))
     # The ranking and the cursor both read the query's normal form: two queries with one
     # normal form have one ranking, so either may carry on the other's pages.
@@ -84,8 +90,22 @@ def skills_search(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
 
 
 def _check_search(args: dict[str, Any]) -> None:
-    if not normalise(args["query"]):
-        raise InvalidParams("skills_search: 'query' must not be empty or blank.")
+    query: str = args["query"]
+    if not normalise(query):
+        raise ToolError(INVALID_ARGUMENT, "skills_search: 'query' must not be empty or blank.")
+    terms = distinct_terms(query)
+    if terms > QUERY_MAX_TERMS:
+        raise ToolError(
+            INVALID_ARGUMENT,
+            f"skills_search: 'query' holds {terms} distinct words; at most {QUERY_MAX_TERMS}.",
+        )
+
+
+def distinct_terms(query: str) -> int:
+    """How many distinct words `query` holds, read as search reads it, stop words included: the
+    bound is on what a request asks for, not on what the ranking keeps of it (and so does not
+    move when the stop-word list does)."""
+    return len(parse_query(query).all_words)
 
 
 def skills_get(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
@@ -168,35 +188,65 @@ TOOLS: dict[str, Tool] = {
     )
 }
 
-# tools/list is the same for every caller and request: serialised once per process.
-TOOL_LIST = RawJson(dumps_text({"tools": [tool.spec.definition() for tool in TOOLS.values()]}))
+
+def bounds(view: SnapshotView | None) -> Bounds:
+    """The argument bounds of the snapshot `view` reads (none before the first publish)."""
+    if view is None:
+        return NO_SNAPSHOT
+    return Bounds(view.config.pagination.max_limit, view.config.search.max_limit)
+
+
+# The same for every caller and request on one config: made once per process per Bounds.
+@functools.lru_cache(maxsize=8)
+def input_schemas(limits: Bounds) -> dict[str, dict[str, Any]]:
+    return {name: tool.spec.input_schema(limits) for name, tool in TOOLS.items()}
+
+
+@functools.lru_cache(maxsize=8)
+def tool_list(limits: Bounds) -> RawJson:
+    """The tools/list result under `limits`."""
+    return RawJson(dumps_text({"tools": [tool.spec.definition(limits) for tool in TOOLS.values()]}))
+
 
 REGISTRY_EMPTY_RESULT = wire.tool_error(
     None, {"code": REGISTRY_EMPTY, "message": "Nothing has been published to this registry yet."}
 )
 
 
-def prepare(name: str, arguments: Any) -> tuple[Tool, dict[str, Any]]:
-    """The tool called `name` and its checked arguments; InvalidParams for an unknown tool or
-    bad arguments."""
+def find(name: str) -> Tool:
+    """The tool called `name`; InvalidParams (-32602) when there is none."""
     tool = TOOLS.get(name)
     if tool is None:
         raise InvalidParams(f"Unknown tool: {name!r}.")
-    args = validate_object(arguments, tool.spec.input_schema, name)
-    if tool.check is not None:
-        tool.check(args)
-    return tool, args
+    return tool
 
 
-def call(tool: Tool, args: dict[str, Any], view: SnapshotView) -> RawJson:
-    """The CallToolResult of `tool` on `view`."""
+def call(tool: Tool, arguments: dict[str, Any], view: SnapshotView | None) -> RawJson:
+    """The CallToolResult of `tool` with `arguments` on `view` (None before the first publish:
+    arguments are checked all the same, then the answer is REGISTRY_EMPTY)."""
+    ref = view.ref if view is not None else None
     try:
+        args = _checked(tool, arguments, bounds(view))
+        if view is None:
+            return REGISTRY_EMPTY_RESULT
         if "revision" in args and not view.serves(args["revision"]):
             raise _revision_unavailable(view.ref, f"Revision {args['revision']!r} is not available")
         fields = tool.handler(args, view)
     except ToolError as error:
-        return wire.tool_error(view.ref, error.as_dict())
+        return wire.tool_error(ref, error.as_dict())
     return wire.tool_result(view.ref, fields)
+
+
+def _checked(tool: Tool, arguments: dict[str, Any], limits: Bounds) -> dict[str, Any]:
+    """`arguments` checked against the tool's schema and rules, or ToolError INVALID_ARGUMENT."""
+    name = tool.spec.name
+    try:
+        args = validate_object(arguments, input_schemas(limits)[name], name)
+    except ArgumentError as error:
+        raise ToolError(INVALID_ARGUMENT, error.message) from None
+    if tool.check is not None:
+        tool.check(args)
+    return args
 
 
 def _revision_unavailable(ref: SnapshotRef, why: str) -> ToolError:
@@ -215,10 +265,9 @@ def _skill(view: SnapshotView, skill_id: str) -> SkillEntry:
     return skill
 
 
-def _page_limit(args: dict[str, Any], tool: str, default: int, maximum: int) -> int:
-    limit = args.get("limit", default)
-    if limit > maximum:
-        raise InvalidParams(f"{tool}: 'limit' must be at most {maximum}.")
+def _page_limit(args: dict[str, Any], default: int) -> int:
+    """The page size asked for (its bounds are in the input schema, checked before the call)."""
+    limit: int = args.get("limit", default)
     return limit
 
 

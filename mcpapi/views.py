@@ -1,8 +1,8 @@
 """HTTP views, thin: /healthz, and POST /mcp (MCP Streamable HTTP, stateless, JSON replies).
 
 A POST to /mcp: admission (mcpapi.admission: method, Origin, size, token, rate limit,
-media types, bounded body) -> parse one JSON-RPC message -> protocol.answer (version
-header, notifications, dispatch with the caller's snapshot view) -> one Outcome, sent and
+media types, bounded body) -> parse one JSON-RPC message -> protocol.answer (its era and
+headers, notifications, dispatch with the caller's snapshot view) -> one Outcome, sent and
 written to the access log.
 """
 
@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET
 
 from accounts.callers import Caller
 from catalog.index import active_snapshot
-from mcpapi import access_log, admission, protocol, refusals
+from mcpapi import access_log, admission, protocol
 from mcpapi.jsonrpc import MalformedMessage
 from mcpapi.jsonrpc import parse_message as parse_jsonrpc
 from mcpapi.refusals import Refusal
@@ -35,15 +35,16 @@ def mcp(request: HttpRequest) -> HttpResponse:
     started = time.perf_counter()
     request_id = access_log.request_id(request)
     caller: Caller | None = None
+    headers = admission.Headers(request)
     try:
         caller = admission.caller(request)
         admission.check_budget(caller)
         message = parse_jsonrpc(admission.body(request))
-        outcome = protocol.answer(message, caller, admission.Headers(request))
+        outcome = protocol.answer(message, caller, headers)
     except Refusal as refusal:
         outcome = refusal.outcome()
     except MalformedMessage as error:
-        outcome = refusals.malformed(error).outcome()
+        outcome = protocol.malformed(error, headers).outcome()
     response = outcome.response()
     response["X-Request-ID"] = request_id
     access_log.write(request_id, caller, outcome, round((time.perf_counter() - started) * 1000, 2))

@@ -5,10 +5,11 @@ their JSON (docs/reference.md#tools). JSON is composed structurally: an object i
 Members (its `"key":value` text, without braces), and a value already encoded is a RawJson,
 put in as it is.
 
-A skill's metadata members are encoded on first use and kept per snapshot index, so a page
-of skills or search results is a join of stored fragments (a single skill, as skills_get
-answers it, is encoded with the rest of its result in one call). The memo of an index is dropped
-with the index, so it is bounded by the catalog's index cache.
+A skill's metadata members, and its Skill object of the skills extension, are encoded on
+first use and kept per snapshot index, so a page of skills or search results is a join of
+stored fragments (a single skill, as skills_get answers it, is encoded with the rest of its
+result in one call). The memo of an index is dropped with the index, so it is bounded by the
+catalog's index cache.
 """
 
 import threading
@@ -23,6 +24,8 @@ from catalog.search import SearchHit
 from mcpapi.jsonrpc import RawJson, dumps_text
 
 API_VERSION = "1"
+SKILL_SCHEME = "skill://"
+SKILL_MD = "SKILL.md"
 
 # The members of one JSON object, `"a":1,"b":[2]`: what a larger object is made of.
 Members = NewType("Members", str)
@@ -50,6 +53,14 @@ def json_object(*parts: Members) -> RawJson:
 
 def json_array(items: Iterable[RawJson]) -> RawJson:
     return RawJson("[" + ",".join(items) + "]")
+
+
+def with_members(value: RawJson | dict[str, Any], fields: Fields) -> RawJson:
+    """The object `value` (encoded or not) with `fields` added after its own members."""
+    if isinstance(value, RawJson):
+        assert value.startswith("{") and value.endswith("}"), "only an object takes members"
+        return json_object(Members(value[1:-1]), members(fields))
+    return encode_object(chain(value.items(), fields))
 
 
 def _plain_members(values: dict[str, Any]) -> Members:
@@ -88,9 +99,11 @@ def _encoded_key(key: str) -> str:
 
 # --- skills ------------------------------------------------------------------------------
 
-# Per snapshot index (by identity): skill id -> its metadata members. An entry is dropped when
-# its index is (weakref.finalize), before the index's id can name another object.
+# Per snapshot index (by identity): skill id -> its metadata members, and skill id -> its Skill
+# of the skills extension. An entry is dropped when its index is (weakref.finalize), before the
+# index's id can name another object.
 _metadata_memo: dict[int, dict[str, Members]] = {}
+_extension_memo: dict[int, dict[str, RawJson]] = {}
 _memo_lock = threading.Lock()
 
 
@@ -154,16 +167,16 @@ def _by_path(entry: OmittedFile) -> str:
 def _memo(view: SnapshotView) -> dict[str, Members]:
     memo = _metadata_memo.get(id(view.index))
     if memo is None:
-        memo = _new_memo(view.index)
+        memo = _new_memo(_metadata_memo, view.index)
     return memo
 
 
-def _new_memo(index: SnapshotIndex) -> dict[str, Members]:
+def _new_memo(table: dict[int, dict[str, Any]], index: SnapshotIndex) -> dict[str, Any]:
     with _memo_lock:
-        memo = _metadata_memo.get(id(index))
+        memo = table.get(id(index))
         if memo is None:
-            memo = _metadata_memo[id(index)] = {}
-            weakref.finalize(index, _metadata_memo.pop, id(index), None)
+            memo = table[id(index)] = {}
+            weakref.finalize(index, table.pop, id(index), None)
     return memo
 
 
@@ -186,6 +199,44 @@ def _metadata_fields(skill: SkillEntry) -> Fields:
         ("required_zdr", skill.required_zdr),
         ("path", skill.path),
         ("content_hash", skill.content_hash),
+    )
+
+
+# --- the skills extension -----------------------------------------------------------------
+
+
+def skill_uri(skill_id: str, path: str = SKILL_MD) -> str:
+    """A file of a skill as a resource: `skill://<id>/<path>` (docs/reference.md#mcp-methods)."""
+    return f"{SKILL_SCHEME}{skill_id}/{path}"
+
+
+def extension_skills(view: SnapshotView, skills: Iterable[SkillEntry]) -> RawJson:
+    """An array of the skills as the skills extension gives them (extension_skill)."""
+    return json_array(extension_skill(view, skill) for skill in skills)
+
+
+def extension_skill(view: SnapshotView, skill: SkillEntry) -> RawJson:
+    """A Skill of the skills extension: the URI of its SKILL.md, its frontmatter as written, and
+    every file it serves (SKILL.md first) with the digest and size of the bytes resources/read
+    returns."""
+    memo = _extension_memo.get(id(view.index))
+    if memo is None:
+        memo = _new_memo(_extension_memo, view.index)
+    encoded = memo.get(skill.id)
+    if encoded is None:  # two threads may both encode it: the same text, stored twice
+        encoded = memo[skill.id] = _encode_extension_skill(skill)
+    return encoded
+
+
+def _encode_extension_skill(skill: SkillEntry) -> RawJson:
+    files = [(SKILL_MD, skill.skill_md_sha256, skill.skill_md_size)]
+    files += [(entry.path, entry.sha256, entry.size) for entry in skill.files]
+    resources = [
+        {"uri": skill_uri(skill.id, path), "digest": f"sha256:{sha256}", "size": size}
+        for path, sha256, size in files
+    ]
+    return encode_object(
+        (("uri", skill_uri(skill.id)), ("frontmatter", frontmatter(skill)), ("resources", resources))
     )
 
 

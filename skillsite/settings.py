@@ -108,6 +108,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MCP_MAX_BODY_BYTES
 # limit off. Counted in the cache: set CACHE_URL to Redis so that every worker and host shares it.
 MCP_RATE_LIMIT_PER_MINUTE = env_int("MCP_RATE_LIMIT_PER_MINUTE", 0, minimum=0)
 
+# How long a 2026-07-28 client (and a skills-extension host) may reuse a list or a read before
+# asking again: the ttlMs of cacheable results (docs/reference.md#mcp-methods). 0: never reuse.
+MCP_CACHE_TTL_SECONDS = env_int("MCP_CACHE_TTL_SECONDS", 60, minimum=0)
+
 # How long `publish` waits for another publish to finish before giving up.
 PUBLISH_LOCK_TIMEOUT_SECONDS = env_float("PUBLISH_LOCK_TIMEOUT_SECONDS", 300.0, minimum=0)
 # Tests only: stop a publish at a named point of its store phase (catalog/checkpoints.py).

@@ -53,3 +53,8 @@ def test_instructions_mention_every_supporting_file(skill_dir: Path, report: Val
     assert skill.instructions.strip()
     for f in skill.files:
         assert f.path in skill.instructions, f"{skill.id}: instructions never mention {f.path}"
+
+
+def test_every_bundled_skill_is_named_by_its_id(report: ValidationReport) -> None:
+    """Native skills: the MCP skills extension lists (skills/list) only skills whose name is their id."""
+    assert [skill.name for skill in report.skills] == [skill.id for skill in report.skills]

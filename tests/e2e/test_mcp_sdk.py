@@ -61,13 +61,14 @@ def test_the_sdk_negotiates_the_newest_version_and_reads_the_instructions(
     run_client(registry_server, body)
 
 
-def test_auto_mode_probes_discover_then_falls_back_to_initialize(registry_server: RegistryServer) -> None:
+def test_auto_mode_discovers_and_speaks_2026_07_28(registry_server: RegistryServer) -> None:
     async def body(client: Client) -> str:
         result = await client.call_tool("skills_get", {"id": "beta"})
         assert structured(result)["instructions"] == "Beta steps.\n"
+        assert client.server_info is not None and client.server_info.name == "skills-registry"
         return client.protocol_version
 
-    assert run_client(registry_server, body, mode="auto") == "2025-11-25"
+    assert run_client(registry_server, body, mode="auto") == "2026-07-28"
 
 
 def test_the_sdk_lists_tools_page_by_page(registry_server: RegistryServer) -> None:
@@ -157,16 +158,30 @@ def test_tool_errors_reach_the_sdk_as_error_results(registry_server: RegistrySer
 def test_protocol_errors_reach_the_sdk_as_mcp_errors(registry_server: RegistryServer) -> None:
     async def body(client: Client) -> list[int]:
         codes = []
-        for name, arguments in (("skills_delete", {}), ("skills_list", {"limit": 0}), ("skills_search", {})):
-            with pytest.raises(MCPError) as raised:
-                await client.call_tool(name, arguments)
-            codes.append(raised.value.error.code)
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("skills_delete", {})
+        codes.append(raised.value.error.code)
         with pytest.raises(MCPError) as raised:
             await client.read_resource("skill://nope/SKILL.md")
         codes.append(raised.value.error.code)
         return codes
 
-    assert run_client(registry_server, body) == [-32602, -32602, -32602, -32002]
+    assert run_client(registry_server, body) == [-32602, -32002]
+
+
+def test_bad_arguments_reach_the_sdk_as_error_results_the_model_reads(
+    registry_server: RegistryServer,
+) -> None:
+    async def body(client: Client) -> list[Any]:
+        return [
+            await client.call_tool("skills_list", {"limit": 0}),
+            await client.call_tool("skills_search", {}),
+        ]
+
+    too_small, missing = run_client(registry_server, body)
+    assert too_small.is_error and too_small.structured_content["error"]["code"] == "INVALID_ARGUMENT"
+    assert "'limit' must be at least 1" in too_small.structured_content["error"]["message"]
+    assert missing.is_error and "'query' is required" in missing.structured_content["error"]["message"]
 
 
 def test_the_sdk_lists_and_reads_resources(registry_server: RegistryServer) -> None:

@@ -51,8 +51,15 @@ def test_protocol_methods_that_need_no_skills_touch_no_database(
     with django_assert_num_queries(0):
         mcp.result("initialize", {"protocolVersion": "2025-11-25"})
         mcp.result("ping")
-        mcp.result("tools/list")
         mcp.result("resources/templates/list")
+
+
+def test_tools_list_reads_the_active_snapshots_bounds_in_one_query(
+    mcp: McpClient, standard: Published, django_assert_num_queries
+) -> None:
+    mcp.result("tools/list")  # builds the index for this process
+    with django_assert_num_queries(1):
+        mcp.result("tools/list")
 
 
 def test_a_tool_call_on_a_warm_index_costs_one_query(

@@ -5,7 +5,8 @@ from importlib.metadata import version
 import jsonschema
 import pytest
 
-from tests.support.mcp import McpClient
+from tests.support.mcp import McpClient, publish_head
+from tests.support.repos import config_with_sections
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +27,11 @@ def test_initialize_answers_the_newest_version_for_any_other(mcp: McpClient, req
 
 def test_initialize_describes_the_server(mcp: McpClient) -> None:
     result = mcp.result("initialize", {"protocolVersion": "2025-11-25", **CLIENT})
-    assert result["capabilities"] == {"tools": {"listChanged": False}, "resources": {"listChanged": False}}
+    assert result["capabilities"] == {
+        "tools": {"listChanged": False},
+        "resources": {"listChanged": False},
+        "extensions": {"io.modelcontextprotocol/skills": {"directoryRead": False}},
+    }
     assert result["serverInfo"]["name"] == "skills-registry"
     assert result["serverInfo"]["version"] == version("skills-registry")
     instructions = result["instructions"]
@@ -80,6 +85,44 @@ def test_tools_list_arguments_match_the_spec(mcp: McpClient) -> None:
     assert tools["skills_get"]["required"] == ["id"]
     assert set(tools["skills_get_file"]["properties"]) == {"id", "path", "cursor", "revision"}
     assert tools["skills_get_file"]["required"] == ["id", "path"]
+
+
+def test_input_schemas_state_the_bounds_the_server_enforces(mcp: McpClient, standard) -> None:
+    tools = {tool["name"]: tool["inputSchema"]["properties"] for tool in mcp.result("tools/list")["tools"]}
+    assert tools["skills_list"]["limit"] | {"description": ""} == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 200,
+        "description": "",
+    }
+    assert tools["skills_search"]["limit"]["maximum"] == 100
+    assert tools["skills_search"]["limit"]["minimum"] == 1
+    assert tools["skills_search"]["query"]["maxLength"] == 1024
+    assert tools["skills_list"]["tags"]["maxItems"] == 32
+    assert tools["skills_search"]["tags"]["maxItems"] == 32
+
+
+def test_the_limit_bounds_are_the_active_snapshots_config(mcp: McpClient, make_repo) -> None:
+    repo = make_repo(
+        config_with_sections(
+            pagination={"default_limit": 2, "max_limit": 7}, search={"default_limit": 5, "max_limit": 9}
+        )
+    )
+    repo.add_skill("alpha")
+    publish_head(repo)
+    tools = {tool["name"]: tool["inputSchema"]["properties"] for tool in mcp.result("tools/list")["tools"]}
+    assert tools["skills_list"]["limit"]["maximum"] == 7
+    assert tools["skills_search"]["limit"]["maximum"] == 9
+    repo.write_config(config_with_sections(pagination={"default_limit": 2, "max_limit": 3}))
+    publish_head(repo)
+    tools = {tool["name"]: tool["inputSchema"]["properties"] for tool in mcp.result("tools/list")["tools"]}
+    assert tools["skills_list"]["limit"]["maximum"] == 3
+
+
+def test_before_the_first_publish_no_limit_has_a_maximum(mcp: McpClient) -> None:
+    tools = {tool["name"]: tool["inputSchema"]["properties"] for tool in mcp.result("tools/list")["tools"]}
+    assert "maximum" not in tools["skills_list"]["limit"]
+    assert tools["skills_list"]["limit"]["minimum"] == 1
 
 
 def test_tools_list_has_one_page(mcp: McpClient) -> None:

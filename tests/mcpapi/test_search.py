@@ -41,13 +41,14 @@ def test_search_applies_the_tags_filter(mcp: McpClient, standard) -> None:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("query", ["", " ", "\t\n"])
-def test_a_blank_query_is_invalid_params(mcp: McpClient, standard, query: str) -> None:
-    mcp.invalid_params("skills_search", query=query)
+def test_a_blank_query_is_an_invalid_argument_error(mcp: McpClient, standard, query: str) -> None:
+    assert "'query' must not be empty or blank" in mcp.invalid_argument("skills_search", query=query)
 
 
 @pytest.mark.django_db
-def test_a_blank_query_is_invalid_params_even_before_any_publish(mcp: McpClient) -> None:
-    mcp.invalid_params("skills_search", query=" ")
+def test_a_blank_query_is_an_invalid_argument_error_even_before_any_publish(mcp: McpClient) -> None:
+    result = mcp.fails("skills_search", "INVALID_ARGUMENT", query=" ")
+    assert result["registry_sha"] is None and result["published_at"] is None
 
 
 @pytest.mark.django_db
@@ -69,9 +70,11 @@ def test_a_search_cursor_is_bound_to_its_query(mcp: McpClient, standard) -> None
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("limit", [0, 101])
-def test_search_limit_out_of_range_is_invalid_params(mcp: McpClient, standard, limit: int) -> None:
-    mcp.invalid_params("skills_search", query="steps", limit=limit)
+@pytest.mark.parametrize(("limit", "rule"), [(0, "at least 1"), (101, "at most 100")])
+def test_search_limit_out_of_range_is_an_invalid_argument_error(
+    mcp: McpClient, standard, limit: int, rule: str
+) -> None:
+    assert f"'limit' must be {rule}" in mcp.invalid_argument("skills_search", query="steps", limit=limit)
 
 
 @pytest.mark.django_db
@@ -87,7 +90,7 @@ def test_search_uses_the_published_excerpt_length_and_limits(mcp: McpClient, mak
     for hit in both:
         assert len(hit["excerpt"]) <= 12
         assert "needle" in hit["excerpt"]
-    mcp.invalid_params("skills_search", query="needle", limit=3)
+    assert "'limit' must be at most 2" in mcp.invalid_argument("skills_search", query="needle", limit=3)
 
 
 @pytest.mark.django_db

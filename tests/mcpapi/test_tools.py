@@ -78,35 +78,38 @@ def test_omitted_arguments_are_an_empty_object(mcp: McpClient, standard: Publish
 
 
 @pytest.mark.parametrize("tool", TOOLS)
-def test_an_unknown_argument_is_invalid_params(mcp: McpClient, standard: Published, tool: str) -> None:
-    message = mcp.invalid_params(tool, **ARGUMENTS[tool], verbose=True)
-    assert "verbose" in message
+def test_an_unknown_argument_is_an_invalid_argument_error(
+    mcp: McpClient, standard: Published, tool: str
+) -> None:
+    message = mcp.invalid_argument(tool, **ARGUMENTS[tool], verbose=True)
+    assert "unknown argument 'verbose'" in message
+    assert all(repr(name) in message for name in ARGUMENTS[tool])  # the arguments there are
 
 
 @pytest.mark.parametrize(
-    ("tool", "arguments"),
+    ("tool", "arguments", "rule"),
     [
-        ("skills_list", {"limit": "10"}),
-        ("skills_list", {"limit": 2.5}),
-        ("skills_list", {"limit": True}),
-        ("skills_list", {"tags": "git"}),
-        ("skills_list", {"tags": [1]}),
-        ("skills_list", {"cursor": 3}),
-        ("skills_list", {"revision": 1234567}),
-        ("skills_search", {}),
-        ("skills_search", {"query": ["review"]}),
-        ("skills_get", {}),
-        ("skills_get", {"id": None}),
-        ("skills_get", {"id": 1}),
-        ("skills_get_file", {"id": "alpha"}),
-        ("skills_get_file", {"path": "references/guide.md"}),
-        ("skills_get_file", {"id": "alpha", "path": ["references/guide.md"]}),
+        ("skills_list", {"limit": "10"}, "'limit' must be an integer"),
+        ("skills_list", {"limit": 2.5}, "'limit' must be an integer"),
+        ("skills_list", {"limit": True}, "'limit' must be an integer"),
+        ("skills_list", {"tags": "git"}, "'tags' must be an array"),
+        ("skills_list", {"tags": [1]}, "'tags'[0] must be a string"),
+        ("skills_list", {"cursor": 3}, "'cursor' must be a string"),
+        ("skills_list", {"revision": 1234567}, "'revision' must be a string"),
+        ("skills_search", {}, "'query' is required"),
+        ("skills_search", {"query": ["review"]}, "'query' must be a string"),
+        ("skills_get", {}, "'id' is required"),
+        ("skills_get", {"id": None}, "'id' must be a string"),
+        ("skills_get", {"id": 1}, "'id' must be a string"),
+        ("skills_get_file", {"id": "alpha"}, "'path' is required"),
+        ("skills_get_file", {"path": "references/guide.md"}, "'id' is required"),
+        ("skills_get_file", {"id": "alpha", "path": ["references/guide.md"]}, "'path' must be a string"),
     ],
 )
-def test_missing_or_mistyped_arguments_are_invalid_params(
-    mcp: McpClient, standard: Published, tool: str, arguments: dict
+def test_missing_or_mistyped_arguments_are_invalid_argument_errors_naming_argument_and_rule(
+    mcp: McpClient, standard: Published, tool: str, arguments: dict, rule: str
 ) -> None:
-    mcp.invalid_params(tool, **arguments)
+    assert rule in mcp.invalid_argument(tool, **arguments)
 
 
 def test_optional_arguments_given_as_null_are_omitted(mcp: McpClient, standard: Published) -> None:
@@ -163,9 +166,11 @@ def test_list_defaults_to_the_configured_page_size(mcp: McpClient, make_repo) ->
     assert len(mcp.ok("skills_list")["skills"]) == 2
 
 
-@pytest.mark.parametrize("limit", [0, -1, 201])
-def test_list_limit_out_of_range_is_invalid_params(mcp: McpClient, standard: Published, limit: int) -> None:
-    mcp.invalid_params("skills_list", limit=limit)
+@pytest.mark.parametrize(("limit", "rule"), [(0, "at least 1"), (-1, "at least 1"), (201, "at most 200")])
+def test_list_limit_out_of_range_is_an_invalid_argument_error(
+    mcp: McpClient, standard: Published, limit: int, rule: str
+) -> None:
+    assert f"'limit' must be {rule}" in mcp.invalid_argument("skills_list", limit=limit)
 
 
 def test_list_limit_bounds_are_inclusive(mcp: McpClient, standard: Published) -> None:
@@ -177,7 +182,7 @@ def test_the_maximum_limit_is_the_published_configs(mcp: McpClient, make_repo) -
     repo = make_repo(config_with_sections(pagination={"default_limit": 2, "max_limit": 2}))
     add_standard_skills(repo)
     publish_head(repo)
-    mcp.invalid_params("skills_list", limit=3)
+    assert "'limit' must be at most 2" in mcp.invalid_argument("skills_list", limit=3)
     assert len(mcp.ok("skills_list", limit=2)["skills"]) == 2
 
 
@@ -358,3 +363,56 @@ def test_pages_of_an_uncleared_caller_never_count_zdr_skills(mcp: McpClient, sta
         if cursor is None:
             break
     assert seen == ["alpha", "beta", "gamma"]
+
+
+# --- what one call may ask for ------------------------------------------------------------
+
+
+def test_a_query_of_1024_characters_is_served_and_one_more_is_refused(
+    mcp: McpClient, standard: Published
+) -> None:
+    query = "review " + "x" * (1024 - len("review "))
+    assert len(query) == 1024
+    assert mcp.ok("skills_search", query=query)["results"] is not None
+    message = mcp.invalid_argument("skills_search", query=query + "x")
+    assert "'query' must be at most 1024 characters long" in message
+
+
+def test_a_query_of_64_distinct_words_is_served_and_65_are_refused(
+    mcp: McpClient, standard: Published
+) -> None:
+    words = [f"w{index}" for index in range(64)]
+    assert mcp.ok("skills_search", query=" ".join(words))["results"] == []
+    repeated = " ".join(words + words)  # repeats are one word
+    assert mcp.ok("skills_search", query=repeated)["results"] == []
+    message = mcp.invalid_argument("skills_search", query=" ".join([*words, "w64"]))
+    assert "'query' holds 65 distinct words; at most 64" in message
+
+
+def test_the_word_bound_counts_words_case_insensitively(mcp: McpClient, standard: Published) -> None:
+    words = [f"w{index}" for index in range(64)]
+    assert mcp.ok("skills_search", query=" ".join(words + [word.upper() for word in words]))["results"] == []
+
+
+@pytest.mark.parametrize("tool", ["skills_list", "skills_search"])
+def test_32_tags_are_served_and_33_are_refused(mcp: McpClient, standard: Published, tool: str) -> None:
+    query = {"query": "review"} if tool == "skills_search" else {}
+    tags = [f"t{index}" for index in range(32)]
+    assert mcp.ok(tool, tags=tags, **query)
+    message = mcp.invalid_argument(tool, tags=[*tags, "t32"], **query)
+    assert "'tags' must hold at most 32 items" in message
+
+
+def test_arguments_are_checked_before_the_first_publish_too(mcp: McpClient) -> None:
+    result = mcp.fails("skills_list", "INVALID_ARGUMENT", limit=0)
+    assert (result["registry_sha"], result["published_at"]) == (None, None)
+    mcp.fails("skills_get", "INVALID_ARGUMENT")
+    mcp.fails("skills_list", "REGISTRY_EMPTY", limit=500)  # no config yet, so no maximum
+
+
+def test_an_invalid_argument_error_fits_the_output_schema(
+    mcp: McpClient, standard: Published, output_schemas: dict
+) -> None:
+    result = mcp.fails("skills_get_file", "INVALID_ARGUMENT", id="alpha")
+    jsonschema.validate(result, output_schemas["skills_get_file"])
+    assert result["registry_sha"] == standard.sha

@@ -271,17 +271,23 @@ def test_an_unknown_method_is_method_not_found(mcp: McpClient) -> None:
         assert mcp.error(method)["code"] == -32601
 
 
-def test_server_discover_is_method_not_found_so_clients_fall_back(mcp: McpClient) -> None:
-    response = mcp.post(
-        {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}},
-        **{"MCP-Protocol-Version": "2026-07-28"},
-    )
+def test_server_discover_belongs_to_revision_2026_07_28_only(mcp: McpClient) -> None:
+    # Without that revision's header or _meta, a request is of the initialize era, which has no discover.
+    response = mcp.post({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}})
     assert response.status_code == 200
     assert response.json() == {
         "jsonrpc": "2.0",
         "id": 1,
         "error": {"code": -32601, "message": "Method not found: server/discover"},
     }
+    # With that revision's header but no _meta, it is a 2026-07-28 request missing its _meta.
+    response = mcp.post(
+        {"jsonrpc": "2.0", "id": 2, "method": "server/discover", "params": {}},
+        **{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover"},
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32602
+    assert response.json()["id"] == 2
 
 
 # --- headers -----------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """ZDR leak test: a caller not cleared for ZDR learns nothing of a required_zdr skill.
 
-Every tool and every resource method runs, as one fixed transcript of calls, over a
-registry with several ZDR skills (distinctive ids, names, descriptions, bodies, file
+Every tool, every resource method and the skills extension (in both eras: initialize's
+and 2026-07-28's) runs, as one fixed transcript of calls, over a registry with several ZDR
+skills (distinctive ids, names, descriptions, bodies, file
 contents). For an uncleared caller:
 
 - no response byte (body or header) holds any ZDR skill's id, name, description, body or
@@ -11,8 +12,8 @@ contents). For an uncleared caller:
   skills gives (another commit of the same repository, published in their place): same
   results, same pages, same cursor payloads (query digest and position), same errors;
   only registry_sha, published_at and the cursors' revision and signature differ;
-- skills_get / skills_get_file / resources/read of a ZDR skill are byte-for-byte the
-  answer for an id that never existed, modulo that id.
+- skills_get / skills_get_file / resources/read / skills/get of a ZDR skill are
+  byte-for-byte the answer for an id that never existed, modulo that id.
 
 A cleared caller (SKILLS_ZDR_TOKENS) runs the same transcript and sees every ZDR skill.
 ZDR skills of both dialects take part: registry ones (`required_zdr: true`) and open ones
@@ -31,7 +32,7 @@ from django.core import signing
 
 from catalog.publishing import publish
 from mcpapi import cursors
-from tests.support.mcp import McpClient
+from tests.support.mcp import McpClient, ModernMcp
 from tests.support.repos import SkillRepo, config_with_sections
 from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
 
@@ -180,12 +181,25 @@ ZDR_SKILLS = (
         open_front='metadata:\n  required_zdr: "true"\n  version: "1.0.0"\n  author: ZDR-META-MARKER-k1l0m\n',
         path="skills/team/kilo-open-zdr",
     ),
+    # Native (its name is its id), so the skills extension would list it: it sorts between
+    # two public native skills.
+    ZdrSkill(
+        id="kilo-zdr-native",
+        name="kilo-zdr-native",
+        description="ZDR-DESC-MARKER-k1l0 Unseal the ops archive.",
+        body="ZDR-BODY-MARKER-5ea1 Unseal, then review the archive.\n",
+        tags=("ops",),
+        keywords=(),
+        files={"references/seal.md": "ZDR-FILE-MARKER-5ea1 the seal\n"},
+        markers=("ZDR-DESC-MARKER-k1l0", "ZDR-BODY-MARKER-5ea1", "ZDR-FILE-MARKER-5ea1"),
+    ),
 )
 ZDR_IDS = tuple(skill.id for skill in ZDR_SKILLS)
 NEVER_EXISTED = "no-such-skill-ever"  # the ghost every ZDR answer must look like
 
 
 def add_public_skills(repo: SkillRepo) -> None:
+    """alpha and delta are named by a title; charlie, lima and omega by their id (native)."""
     repo.add_skill(
         "alpha",
         body="Alpha: review the change, then run the checklist.\n",
@@ -198,7 +212,7 @@ def add_public_skills(repo: SkillRepo) -> None:
     repo.add_skill(
         "charlie",
         body="Charlie procedure for the on-call handover.\n",
-        name="Charlie",
+        name="charlie",
         description="Hand over on-call duty.",
         tags=["ops"],
     )
@@ -213,7 +227,7 @@ def add_public_skills(repo: SkillRepo) -> None:
     repo.add_skill(
         "lima",
         body="Lima release steps: tag, build, review the notes.\n",
-        name="Lima",
+        name="lima",
         description="Cut a release.",
         tags=["release"],
     )
@@ -221,7 +235,7 @@ def add_public_skills(repo: SkillRepo) -> None:
         "omega",
         body="Omega steps for the incident review.\n",
         files={"references/a.md": "A\n", "references/b.md": "B\n"},
-        name="Omega",
+        name="omega",
         description="Write the incident report.",
         tags=["review"],
     )
@@ -275,10 +289,12 @@ class Exchange:
 
 
 class Recorder:
-    """An MCP client that keeps every request and answer."""
+    """An MCP client that keeps every request and answer; `modern()` sends a request as a
+    2026-07-28 client does (its errors come with 400)."""
 
     def __init__(self, token: str) -> None:
         self.client = McpClient(token)
+        self.modern_client = ModernMcp(token)
         self.ids = itertools.count(1)
         self.exchanges: list[Exchange] = []
 
@@ -287,15 +303,24 @@ class Recorder:
         if params is not None:
             message["params"] = params
         response = self.client.post(message)
+        self._keep(json.dumps(message).encode(), response, 200)
+        return self.exchanges[-1].reply
+
+    def modern(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        response = self.modern_client.send(method, params)
+        request = json.dumps({"method": method, "params": params}).encode()
+        self._keep(request, response, 400 if "error" in response.json() else 200)
+        return self.exchanges[-1].reply
+
+    def _keep(self, request: bytes, response: Any, status: int) -> None:
         exchange = Exchange(
-            request=json.dumps(message).encode(),
+            request=request,
             status=response.status_code,
             headers=dict(response.headers.items()),
             body=response.content,
         )
         self.exchanges.append(exchange)
-        assert exchange.status == 200, exchange
-        return exchange.reply
+        assert exchange.status == status, exchange
 
     def result(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         reply = self.rpc(method, params)
@@ -322,6 +347,18 @@ class Recorder:
             if cursor is None:
                 return pages
         raise AssertionError(f"{tool} {arguments}: more than 50 pages")
+
+    def skill_pages(self, send: Any) -> list[list[dict[str, Any]]]:
+        """Every page of skills/list, sent by `send` (rpc or modern)."""
+        pages = []
+        params: dict[str, Any] = {}
+        for _ in range(50):
+            result = send("skills/list", params)["result"]
+            pages.append(result["skills"])
+            if "nextCursor" not in result:
+                return pages
+            params = {"cursor": result["nextCursor"]}
+        raise AssertionError("skills/list: more than 50 pages")
 
     def resource_pages(self) -> list[list[dict[str, Any]]]:
         pages = []
@@ -395,6 +432,12 @@ def run_transcript(client: Recorder, sha: str) -> None:
     client.resource_pages()
     client.result("resources/templates/list")
 
+    for send in (client.rpc, client.modern):
+        for page in client.skill_pages(send):
+            for skill in page:
+                send("skills/get", {"uri": skill["uri"]})
+    client.modern("server/discover")
+
 
 def not_found_calls(skill_id: str, sha: str) -> list[Any]:
     """Every call naming one skill: for a ZDR or unknown id, each must be 'not found'."""
@@ -411,6 +454,12 @@ def not_found_calls(skill_id: str, sha: str) -> list[Any]:
             lambda c, path=path: c.call("skills_get_file", id=skill_id, path=path),
             lambda c, path=path: c.call("skills_get_file", id=skill_id, path=path, revision=sha),
             lambda c, path=path: c.rpc("resources/read", {"uri": f"skill://{skill_id}/{path}"}),
+        ]
+    for send in ("rpc", "modern"):
+        calls += [
+            lambda c, send=send: getattr(c, send)("skills/get", {"uri": f"skill://{skill_id}/SKILL.md"}),
+            lambda c, send=send: getattr(c, send)("skills/get", {"uri": f"skill://{skill_id}/"}),
+            lambda c, send=send: getattr(c, send)("resources/read", {"uri": f"skill://{skill_id}/SKILL.md"}),
         ]
     calls += [
         lambda c: c.call("skills_get_file", id=skill_id, path="references/nothing-here.md"),
@@ -546,7 +595,7 @@ def test_a_zdr_skill_is_not_found_exactly_as_a_skill_that_never_existed(
             hidden = client.exchanges[-1]
             ghost_call(client)
             ghost = client.exchanges[-1]
-            assert hidden.status == ghost.status == 200
+            assert hidden.status == ghost.status
             # The whole answer (error code, message, data, registry fields), modulo the id.
             as_ghost = json.loads(hidden.body.replace(skill_id.encode(), NEVER_EXISTED.encode()))
             expected = json.loads(ghost.body)
@@ -561,7 +610,15 @@ def test_a_zdr_skill_is_not_found_exactly_as_a_skill_that_never_existed(
     assert got["error"]["code"] == "SKILL_NOT_FOUND"
     error = client.rpc("resources/read", {"uri": f"skill://{ZDR_IDS[0]}/SKILL.md"})["error"]
     assert error["code"] == -32002
-    assert checked > 3 * 20
+    native = "skill://kilo-zdr-native/SKILL.md"
+    for send in (client.rpc, client.modern):
+        assert send("skills/get", {"uri": native})["error"] == {
+            "code": -32602,
+            "message": "Skill not found.",
+            "data": {"uri": native},
+        }
+    assert client.modern("resources/read", {"uri": native})["error"]["code"] == -32602
+    assert checked > 4 * 20
 
 
 def test_a_cleared_caller_sees_every_zdr_skill_through_the_same_calls(
@@ -599,6 +656,22 @@ def test_a_cleared_caller_sees_every_zdr_skill_through_the_same_calls(
         assert {f"skill://{skill.id}/{path}" for path in skill.files} <= uris
     tagged = client.call("skills_list", tags=["zdrvaulttag"])["skills"]
     assert [skill["id"] for skill in tagged] == [ZDR_IDS[0]]
+    native = "skill://kilo-zdr-native/SKILL.md"
+    for send in (client.rpc, client.modern):
+        listed_uris = [skill["uri"] for page in client.skill_pages(send) for skill in page]
+        assert listed_uris == [
+            f"skill://{sid}/SKILL.md"
+            for sid in (
+                "charlie",
+                "juliet",
+                "kilo-open-zdr",
+                "kilo-zdr-native",
+                "lima",
+                "omega",
+                "open-zdr-vault",
+            )
+        ]
+        assert send("skills/get", {"uri": native})["result"]["skill"]["uri"] == native
 
 
 def test_a_cleared_callers_cursors_open_no_zdr_page_to_an_uncleared_one(with_zdr: str) -> None:
@@ -608,7 +681,8 @@ def test_a_cleared_callers_cursors_open_no_zdr_page_to_an_uncleared_one(with_zdr
     cursor_tags = cleared.call("skills_list", limit=1, tags=["ops"])["next_cursor"]
     cursor_search = cleared.call("skills_search", query="review", limit=1)["next_cursor"]
     cursor_resources = cleared.result("resources/list")["nextCursor"]
-    assert None not in (cursor_list, cursor_tags, cursor_search, cursor_resources)
+    cursor_skills = cleared.rpc("skills/list")["result"]["nextCursor"]
+    assert None not in (cursor_list, cursor_tags, cursor_search, cursor_resources, cursor_skills)
 
     for got in (
         uncleared.call("skills_list", limit=1, cursor=cursor_list),
@@ -618,6 +692,9 @@ def test_a_cleared_callers_cursors_open_no_zdr_page_to_an_uncleared_one(with_zdr
         assert got.get("error", {}).get("code") == "INVALID_CURSOR", got
     reply = uncleared.rpc("resources/list", {"cursor": cursor_resources})
     assert reply.get("error", {}).get("code") == -32602, reply
+    for send in (uncleared.rpc, uncleared.modern):
+        reply = send("skills/list", {"cursor": cursor_skills})
+        assert reply.get("error", {}).get("code") == -32602, reply
 
 
 def test_the_fixture_has_zdr_skills_the_uncleared_list_does_not_show(
@@ -628,3 +705,6 @@ def test_the_fixture_has_zdr_skills_the_uncleared_list_does_not_show(
     uncleared = [s["id"] for page in Recorder(READ_TOKEN).pages("skills_list", "skills") for s in page]
     assert sorted(set(cleared) - set(uncleared)) == sorted(ZDR_IDS)
     assert uncleared == ["alpha", "charlie", "delta", "juliet", "lima", "omega"]
+    reader = Recorder(READ_TOKEN)
+    native = [s["uri"] for page in reader.skill_pages(reader.rpc) for s in page]
+    assert native == [f"skill://{sid}/SKILL.md" for sid in ("charlie", "juliet", "lima", "omega")]

@@ -8,6 +8,7 @@ Most examples run in-process (django.test.Client re-raises any exception a view 
 through); a smaller sample goes through gunicorn, where the framing is real.
 """
 
+import base64
 import io
 import json
 import logging
@@ -20,7 +21,7 @@ import httpx
 import pytest
 from django.http import HttpRequest
 from django.test import RequestFactory
-from hypothesis import HealthCheck, example, given
+from hypothesis import HealthCheck, event, example, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
@@ -55,6 +56,8 @@ METHODS = [
     "resources/templates/list",
     "resources/read",
     "server/discover",
+    "skills/list",
+    "skills/get",
 ]
 TOOLS = ["skills_list", "skills_search", "skills_get", "skills_get_file"]
 ARGUMENTS = ["id", "path", "query", "tags", "limit", "cursor", "revision", "uri", "name", "protocolVersion"]
@@ -221,6 +224,71 @@ def test_hostile_tool_calls_get_a_result_or_a_json_rpc_error(
         assert result["structuredContent"]["registry_sha"] == registry.sha
 
 
+# 2026-07-28 requests: the per-request _meta and the mirrored headers, each right or hostile.
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+HEADER_VALUES = st.one_of(
+    st.none(),
+    st.sampled_from(["2026-07-28", " 2026-07-28\t", "2025-11-25", "=?base64?", "=?base64?@@?="]),
+    st.sampled_from(["=?base64?YQ==?=", "=?base64?YQ?=", "=?BASE64?YQ==?="]),
+    st.sampled_from(METHODS + TOOLS),
+    st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=255), max_size=30),
+)
+# Mostly right headers (so that requests get past them), sometimes anything.
+modern_requests = st.fixed_dictionaries(
+    {
+        "method": st.sampled_from(METHODS) | st.sampled_from(NASTY_STRINGS),
+        "params": st.one_of(
+            params.map(lambda p: {**p, "_meta": MODERN_META} if isinstance(p, dict) else p),
+            st.fixed_dictionaries(
+                {"_meta": json_values | st.just(MODERN_META)}, optional={"name": json_values}
+            ),
+        ),
+        "version": st.sampled_from(["2026-07-28"] * 3) | HEADER_VALUES,
+        "mcp_method": st.sampled_from(["same"] * 3) | HEADER_VALUES,
+        "mcp_name": st.sampled_from(["same", "same", "base64"]) | HEADER_VALUES,
+    }
+)
+
+
+@given(request=modern_requests)
+@IN_PROCESS
+def test_hostile_modern_requests_get_a_clean_answer_with_its_status(
+    registry: Registry, mcp_zdr: McpClient, request: dict[str, Any]
+) -> None:
+    """Whatever a 2026-07-28 client's _meta and headers say, the answer is a result (200), a
+    refusal of the revision (400 with -32600, -32602, -32020 or -32022; 404 with -32601), or
+    202 for a notification; never a server error."""
+    method, body_params = request["method"], request["params"]
+    name = body_params.get("name", body_params.get("uri")) if isinstance(body_params, dict) else None
+    headers: dict[str, str] = {}
+    if request["version"] is not None:
+        headers["MCP-Protocol-Version"] = request["version"]
+    if request["mcp_method"] is not None:
+        headers["Mcp-Method"] = method if request["mcp_method"] == "same" else request["mcp_method"]
+    if request["mcp_name"] == "same" and isinstance(name, str):
+        headers["Mcp-Name"] = name
+    elif request["mcp_name"] == "base64" and isinstance(name, str):
+        encoded = name.encode("utf-8", "surrogatepass")
+        headers["Mcp-Name"] = "=?base64?" + base64.b64encode(encoded).decode() + "?="
+    elif request["mcp_name"] not in (None, "same", "base64"):
+        headers["Mcp-Name"] = request["mcp_name"]
+    message = {"jsonrpc": "2.0", "id": 5, "method": method, "params": body_params}
+    body = json.dumps(message).encode("utf-8", "surrogatepass")
+    response = mcp_zdr.post(body, **headers)
+    check_reply(response.status_code, response.content, response.get("Content-Type"))
+    reply = response.json()
+    event(f"{response.status_code} {reply.get('error', {}).get('code', 'result')}")
+    if "result" in reply:
+        assert response.status_code == 200, reply
+        return
+    code = reply["error"]["code"]
+    expected = {-32601: {404, 200}, -32602: {400, 200}, -32600: {400}, -32020: {400}, -32022: {400}}
+    assert response.status_code in expected.get(code, {200}), (response.status_code, reply)
+
+
 def test_a_lone_surrogate_is_echoed_as_an_escape_not_a_server_error(
     registry: Registry, mcp: McpClient
 ) -> None:
@@ -298,10 +366,12 @@ def test_a_body_of_exactly_the_limit_is_read_and_parsed(
     registry: Registry, mcp: McpClient, parse_spy: list[int], settings
 ) -> None:  # type: ignore[no-untyped-def]
     settings.MCP_MAX_BODY_BYTES = LIMIT
-    head = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "skills_search"}}
-    base = json.dumps({**head, "params": {**head["params"], "arguments": {"query": "alpha "}}})
-    query = "alpha " + " " * (LIMIT - len(base))
-    body = json.dumps({**head, "params": {**head["params"], "arguments": {"query": query}}}).encode()
+
+    def call(pad: str) -> dict[str, Any]:
+        params = {"name": "skills_search", "arguments": {"query": "alpha"}, "_meta": {"pad": pad}}
+        return {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+
+    body = json.dumps(call(" " * (LIMIT - len(json.dumps(call("")))))).encode()
     assert len(body) == LIMIT
     for response in (mcp.post(body), views.mcp(_chunked_request(body))):
         assert response.status_code == 200, response.content[:200]
@@ -387,10 +457,11 @@ def test_oversized_bodies_are_413_through_gunicorn(live: GunicornServer, live_ht
 def test_a_body_of_exactly_one_mebibyte_is_served_through_gunicorn(
     live: GunicornServer, live_http: httpx.Client
 ) -> None:
-    head = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
-    base = json.dumps({**head, "params": {"name": "skills_search", "arguments": {"query": "alpha "}}})
-    query = "alpha " + " " * (1024 * 1024 - len(base))
-    body = json.dumps({**head, "params": {"name": "skills_search", "arguments": {"query": query}}}).encode()
+    def call(pad: str) -> dict[str, Any]:
+        params = {"name": "skills_search", "arguments": {"query": "alpha"}, "_meta": {"pad": pad}}
+        return {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+
+    body = json.dumps(call(" " * (1024 * 1024 - len(json.dumps(call("")))))).encode()
     assert len(body) == 1024 * 1024
     response = live_http.post(live.mcp_url, content=body)
     assert response.status_code == 200, response.text[:200]

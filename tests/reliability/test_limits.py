@@ -152,8 +152,9 @@ def test_list_and_search_limits_at_the_edge(reading: SkillRepo, mcp: McpClient) 
     default = mcp.call("skills_list")["structuredContent"]
     assert len(default["skills"]) == 2 and default["next_cursor"] is not None
     for bad in (4, 0):
-        reply = mcp.rpc("tools/call", {"name": "skills_list", "arguments": {"limit": bad}})
-        assert reply["error"]["code"] == -32602, reply
+        refused = mcp.call("skills_list", limit=bad)
+        assert refused["isError"] is True, refused
+        assert refused["structuredContent"]["error"]["code"] == "INVALID_ARGUMENT", refused
 
     found = mcp.call("skills_search", query="lattice", limit=2)["structuredContent"]
     assert len(found["results"]) == 2 and found["next_cursor"] is not None
@@ -163,8 +164,9 @@ def test_list_and_search_limits_at_the_edge(reading: SkillRepo, mcp: McpClient) 
     assert sorted(hits) == ["alpha", "beta", "gamma"] and rest["next_cursor"] is None
     assert all(len(hit["excerpt"]) <= 40 for hit in hits.values())
     assert len(hits["alpha"]["excerpt"]) == 40  # alpha's description is longer: cut at the limit
-    reply = mcp.rpc("tools/call", {"name": "skills_search", "arguments": {"query": "lattice", "limit": 3}})
-    assert reply["error"]["code"] == -32602, reply
+    refused = mcp.call("skills_search", query="lattice", limit=3)
+    assert refused["isError"] is True, refused
+    assert refused["structuredContent"]["error"]["code"] == "INVALID_ARGUMENT", refused
 
 
 def read_pages(mcp: McpClient, path: str) -> list[str]:

@@ -1,8 +1,10 @@
-"""The standard registry served for real: a database of its own, published with
-`manage.py publish`, served by gunicorn (the end-to-end tests and the conformance run).
+"""A registry served for real: a database of its own, published with `manage.py publish`,
+served by gunicorn (the end-to-end tests and the conformance run).
 
     with serving_standard_registry(workdir, LOG_FORMAT="plain") as registry:
         registry.rpc("tools/list")
+
+serving_registry(workdir, repo) does the same for the HEAD of any repository.
 """
 
 import itertools
@@ -63,7 +65,16 @@ class RegistryServer:
 def serving_standard_registry(workdir: Path, workers: int = 2, **env: str) -> Iterator[RegistryServer]:
     """The standard skills, migrated and published into a new database, served by gunicorn
     with the static READ_TOKEN and ZDR_TOKEN (and `env` on top)."""
-    repo = build_standard_repo(workdir / "repo")
+    with serving_registry(workdir, build_standard_repo(workdir / "repo"), workers, **env) as server:
+        yield server
+
+
+@contextmanager
+def serving_registry(
+    workdir: Path, repo: SkillRepo, workers: int = 2, **env: str
+) -> Iterator[RegistryServer]:
+    """The HEAD of `repo`, migrated and published into a new database, served by gunicorn with
+    the static READ_TOKEN and ZDR_TOKEN (and `env` on top)."""
     sha = repo.git("rev-parse", "HEAD")
     with TempDatabase(workdir / "db") as database:
         server_env = database.env(SKILLS_READ_TOKENS=READ_TOKEN, SKILLS_ZDR_TOKENS=ZDR_TOKEN, **env)

@@ -1,6 +1,7 @@
 """MCP clients for the tests, and a registry published into the test database.
 
 McpClient(token)        JSON-RPC to /mcp through django.test.Client (in process)
+ModernMcp(token)        the same as a client of MCP 2026-07-28 (per-request _meta, mirrored headers)
 HttpMcp(mcp_url, token) JSON-RPC to a real server over HTTP (one keep-alive connection)
 publish_head(repo)      commit the work tree and publish it; the new active SHA
 Published               a published repository and its SHA
@@ -92,10 +93,96 @@ class McpClient:
         assert result["structuredContent"]["error"]["code"] == code, result
         return result["structuredContent"]
 
-    def invalid_params(self, tool: str, **arguments: Any) -> str:
-        error = self.error("tools/call", {"name": tool, "arguments": arguments})
-        assert error["code"] == -32602, error
+    def invalid_argument(self, tool: str, **arguments: Any) -> str:
+        """The message of the INVALID_ARGUMENT tool error `arguments` get; it names the tool."""
+        error = self.fails(tool, "INVALID_ARGUMENT", **arguments)["error"]
+        assert set(error) == {"code", "message"}, error
+        assert error["message"].startswith(f"{tool}: "), error
         return error["message"]
+
+
+MODERN = "2026-07-28"
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
+SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+META = {
+    VERSION_KEY: MODERN,
+    CAPABILITIES_KEY: {},
+    CLIENT_INFO_KEY: {"name": "tests", "version": "1"},
+}
+_NAME_BEARING = {"tools/call": "name", "resources/read": "uri"}
+_DEFAULT: Any = object()
+
+
+class ModernMcp:
+    """POSTs 2026-07-28 requests to /mcp. `headers` overrides the computed ones (a value of
+    None drops that header); `meta` replaces params._meta (None: send none)."""
+
+    def __init__(self, token: str = READ_TOKEN) -> None:
+        self.http = Client()
+        self.token = token
+        self._ids = itertools.count(1)
+        self.last_id: int | None = None
+
+    def send(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        meta: Any = _DEFAULT,
+        headers: dict[str, str | None] | None = None,
+        notification: bool = False,
+    ) -> HttpResponse:
+        body_params = dict(params or {})
+        if meta is _DEFAULT:
+            body_params["_meta"] = META
+        elif meta is not None:
+            body_params["_meta"] = meta
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": body_params}
+        if not notification:
+            self.last_id = next(self._ids)
+            message["id"] = self.last_id
+        computed: dict[str, str | None] = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method}
+        key = _NAME_BEARING.get(method)
+        if key is not None and isinstance(body_params.get(key), str):
+            computed["Mcp-Name"] = body_params[key]
+        computed.update(headers or {})
+        sent = {name: value for name, value in computed.items() if value is not None}
+        sent["Accept"] = "application/json, text/event-stream"
+        sent["Authorization"] = f"Bearer {self.token}"
+        return self.http.post("/mcp", data=json.dumps(message), content_type="application/json", headers=sent)
+
+    def result(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+        """A successful result, which carries resultType and the server's identity."""
+        response = self.send(method, params, **kwargs)
+        assert response.status_code == 200, (response.status_code, response.content)
+        reply = response.json()
+        assert reply["id"] == self.last_id
+        assert "error" not in reply, reply
+        result = reply["result"]
+        assert result["resultType"] == "complete", result
+        assert result["_meta"][SERVER_INFO_KEY]["name"] == "skills-registry"
+        return result
+
+    def error(
+        self, method: str, params: dict[str, Any] | None = None, *, status: int, **kwargs: Any
+    ) -> dict[str, Any]:
+        """The error of a refused request, sent with `status` and echoing the request id."""
+        response = self.send(method, params, **kwargs)
+        assert response.status_code == status, (response.status_code, response.content)
+        assert response["Content-Type"] == "application/json"
+        reply = response.json()
+        assert set(reply) == {"jsonrpc", "id", "error"}, reply
+        assert reply["id"] == self.last_id
+        return reply["error"]
+
+    def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
+        """A CallToolResult; its text content mirrors structuredContent."""
+        result = self.result("tools/call", {"name": tool, "arguments": arguments})
+        [content] = result["content"]
+        assert json.loads(content["text"]) == result["structuredContent"]
+        return result
 
 
 class HttpMcp:
