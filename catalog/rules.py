@@ -128,6 +128,19 @@ class Rules:
                     f"{key} {skill_id!r} must equal the directory name '{dir_name}'{why}",
                 )
             )
+        name = parsed.valid.get("name")
+        if parsed.dialect is Dialect.REGISTRY and skill_id is not None and name not in (None, skill_id):
+            # The MCP skills extension names a skill by its id and lists only skills whose name
+            # is that id; a title still serves everything else (docs/reference.md#mcp-methods).
+            problems.append(
+                Problem(
+                    path,
+                    "not_native_name",
+                    f"name {name!r} is not the id {skill_id!r}: MCP hosts loading skills natively "
+                    f"(skills/list) get only skills named by their id; set name: {skill_id}",
+                    WARNING,
+                )
+            )
         return problems
 
     @staticmethod

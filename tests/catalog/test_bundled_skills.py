@@ -58,3 +58,4 @@ def test_instructions_mention_every_supporting_file(skill_dir: Path, report: Val
 def test_every_bundled_skill_is_named_by_its_id(report: ValidationReport) -> None:
     """Native skills: the MCP skills extension lists (skills/list) only skills whose name is their id."""
     assert [skill.metadata.name for skill in report.skills] == [skill.id for skill in report.skills]
+    assert not [problem for problem in report.problems if problem.code == "not_native_name"]

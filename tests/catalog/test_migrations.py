@@ -49,7 +49,7 @@ def test_rows_stored_before_get_their_path_and_frontmatter() -> None:
     assert json.loads(front) == {
         "schema_version": 1,
         "id": "demo",
-        "name": "Demo",
+        "name": "demo",
         "description": "How to demo.",
         "version": "1.0.0",
         "tags": ["docs"],

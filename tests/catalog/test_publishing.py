@@ -67,7 +67,7 @@ def test_it_stores_the_commit_byte_for_byte(skill_repo: SkillRepo) -> None:
     assert alpha.skill_md.sha256 == hashlib.sha256(skill_md).hexdigest()
     assert alpha.skill_md.size == len(skill_md)
     assert (alpha.name, alpha.version, alpha.tags, alpha.keywords, alpha.requires, alpha.required_zdr) == (
-        "Alpha",
+        "alpha",
         "1.0.0",
         ["docs", "api"],
         ["login"],

@@ -3,6 +3,7 @@
 import pytest
 
 from catalog.config import config_from_dict
+from catalog.report import WARNING
 from catalog.rules import Rules, kind_problem, media_type_for
 from catalog.skillfile import parse_skill_file
 from catalog.trees import EntryKind
@@ -63,6 +64,20 @@ def test_skill_md_problems_include_a_directory_name_mismatch() -> None:
     parsed = parse_skill_file(skill_md("other").encode())
     assert codes_of(rules().skill_md_problems(MD, parsed, "demo")) == ["id_mismatch"]
     assert rules().skill_md_problems(MD, parsed, "other") == []
+
+
+def test_a_registry_skill_named_by_a_title_is_warned_it_is_not_native() -> None:
+    parsed = parse_skill_file(skill_md("demo", name="Demo skill").encode())
+    [problem] = rules().skill_md_problems(MD, parsed, "demo")
+    assert (problem.path, problem.code, problem.severity) == (MD, "not_native_name", WARNING)
+    assert "'Demo skill'" in problem.message and "set name: demo" in problem.message
+
+
+def test_a_skill_named_by_its_id_is_native_in_both_dialects() -> None:
+    registry = parse_skill_file(skill_md("demo", name="demo").encode())
+    assert rules().skill_md_problems(MD, registry, "demo") == []
+    open_dialect = parse_skill_file(b"---\nname: demo\ndescription: Do it.\n---\nSteps.\n")
+    assert rules().skill_md_problems(MD, open_dialect, "demo") == []
 
 
 def test_the_listing_is_unknown_when_skill_md_is_unusable() -> None:

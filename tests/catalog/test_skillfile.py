@@ -42,7 +42,7 @@ def test_it_parses_a_minimal_skill_with_defaults() -> None:
     assert (parsed.valid["schema_version"], front.id, front.name, front.version) == (
         1,
         "demo",
-        "Demo",
+        "demo",
         "1.0.0",
     )
     assert front.description == "How to demo."
@@ -191,9 +191,9 @@ def test_it_rejects_a_missing_required_key(key: str) -> None:
 
 
 def test_without_schema_version_the_frontmatter_is_read_in_the_open_dialect() -> None:
-    parsed = parse(schema_version=None)
+    parsed = parse(schema_version=None, name="Demo")
     assert parsed.dialect is Dialect.OPEN
-    # The registry's `id` is a vendor key there, and its name "Demo" is no slug.
+    # The registry's `id` is a vendor key there, and the name "Demo" is no slug.
     assert problem_codes(parsed) == ["vendor_key", "invalid_name"]
 
 

@@ -51,7 +51,7 @@ def test_it_returns_every_valid_skill_with_its_metadata_files_and_hash(skill_rep
     assert report.ok, report.problems
     [skill] = report.skills
     raw_md = (skill_repo.root / MD).read_bytes()
-    assert (skill.id, skill.metadata.name, skill.metadata.version) == ("demo", "Demo", "1.0.0")
+    assert (skill.id, skill.metadata.name, skill.metadata.version) == ("demo", "demo", "1.0.0")
     assert (
         skill.metadata.tags,
         skill.metadata.keywords,

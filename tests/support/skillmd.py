@@ -53,7 +53,7 @@ def skill_md(skill_id: str, body: str = "Do the thing, step by step.\n", **field
     meta: dict[str, Any] = {
         "schema_version": 1,
         "id": skill_id,
-        "name": skill_id.replace("-", " ").title(),
+        "name": skill_id,
         "description": f"How to {skill_id.replace('-', ' ')}.",
         "version": "1.0.0",
     }
