@@ -32,7 +32,7 @@ Problem codes (stable; check_skills --format json prints them):
                          disallowed_location, disallowed_extension, unlisted_file, file_too_large,
                          not_utf8, binary_content, unreadable_file
   warnings (any path)    stray_entry, vendor_key, metadata_not_string,
-                         unversioned_metadata_version, omitted_file
+                         unversioned_metadata_version, omitted_file, not_native_name
 """
 
 import dataclasses
