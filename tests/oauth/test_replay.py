@@ -4,9 +4,12 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from oauthlib.common import Request
+from oauthlib.oauth2.rfc6749.errors import InvalidGrantError
 
 from oauth import replay
 from oauth.models import RedeemedCode
+from oauth.server import RegistryValidator
 from tests.support.oauth_inprocess import make_application, make_identity, make_token
 
 pytestmark = pytest.mark.django_db
@@ -36,3 +39,18 @@ def test_a_replay_after_the_record_expired_revokes_nothing() -> None:
     RedeemedCode.objects.update(expires=timezone.now() - timedelta(seconds=1))
     assert replay.revoke_for("late-code", application) is False
     assert application.accesstoken_set.count() == 1
+
+
+def test_the_loser_of_two_redemptions_racing_on_one_code_revokes_both() -> None:
+    # Both redemptions passed validate_code and stored their tokens; the first deleted the
+    # grant, so the second finds nothing to delete: a replay, after the fact.
+    application = make_application()
+    identity = make_identity("alice", 1)
+    for token in ("sko_first", "sko_second"):
+        make_token(token, identity=identity, application=application)
+        replay.remember("raced-code", application, token, None)
+    request = Request("https://testserver/oauth/token/")
+    request.client = application
+    with pytest.raises(InvalidGrantError):
+        RegistryValidator().invalidate_authorization_code(application.client_id, "raced-code", request)
+    assert application.accesstoken_set.count() == 0
