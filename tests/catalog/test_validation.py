@@ -7,17 +7,9 @@ import pytest
 from catalog.config import DEFAULTS
 from catalog.hashing import content_hash
 from catalog.report import ValidatedFile
-from tests.catalog.tree_support import (
-    codes,
-    nested_repository,
-    symlink,
-    validate,
-    validate_commit,
-)
+from tests.catalog.tree_support import MD, codes, nested_repository, symlink, validate, validate_commit
 from tests.support.repos import SkillRepo, config_with_limits
 from tests.support.skillmd import skill_md
-
-MD = "skills/demo/SKILL.md"
 
 
 def sha(data: bytes) -> str:

@@ -1,21 +1,8 @@
 """The repository and skill limits of registry.config.json (docs/reference.md#limits), each
 inclusive: exactly at a limit passes, one over fails, and nothing past a limit is read."""
 
-import hashlib
-
-from tests.catalog.tree_support import (
-    codes,
-    skill_md_of_size,
-    validate,
-)
+from tests.catalog.tree_support import MD, codes, skill_md_of_size, validate
 from tests.support.repos import SkillRepo, config_with_limits
-
-MD = "skills/demo/SKILL.md"
-
-
-def sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
 
 # --- limits (inclusive) -----------------------------------------------------------------
 

@@ -1,26 +1,13 @@
 """The version rule against a base (docs/reference.md#validation): changed content needs a
 greater version; and how the base's skills are read from a tree."""
 
-import hashlib
-
 import pytest
 
 from catalog.report import BaseSkill
 from catalog.trees import WorkingTree
 from catalog.validation import base_skills_from_tree
-from tests.catalog.tree_support import (
-    base_of,
-    codes,
-    validate,
-)
+from tests.catalog.tree_support import MD, base_of, codes, validate
 from tests.support.repos import SkillRepo
-
-MD = "skills/demo/SKILL.md"
-
-
-def sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
 
 # --- the version rule against a base ----------------------------------------------------
 
