@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 
 from bench.corpus_model import FileInfo, SkillInfo
-from bench.corpus_text import ADJECTIVES, KEYWORDS, NOUNS, TAGS, VERBS, Writer, log_uniform
+from bench.corpus_text import KEYWORDS, NOUNS, TAGS, VERBS, Writer, fresh_id, log_uniform
 from tests.support.skillmd import render_skill_md
 
 CATEGORIES = (
@@ -92,11 +92,7 @@ def generate_open_skills(count: int, seed: int, used: set[str]) -> tuple[list[di
     infos: list[SkillInfo] = []
     files: dict[str, str | bytes] = {"skills/README.md": STRAY_README}
     for _ in range(count):
-        while True:
-            skill_id = f"{rng.choice(VERBS)}-{rng.choice(ADJECTIVES)}-{rng.choice(NOUNS)}"
-            if skill_id not in used:
-                break
-        used.add(skill_id)
+        skill_id = fresh_id(rng, used)
         category = rng.choice(CATEGORIES)
         folder = f"skills/{category}/{skill_id}" if category else f"skills/{skill_id}"
         verb, _, noun = skill_id.partition("-")

@@ -11,7 +11,7 @@ import json
 import random
 
 from bench.corpus_model import FileInfo, SkillInfo
-from bench.corpus_text import ADJECTIVES, KEYWORDS, NOUNS, TAGS, VERBS, Writer, log_uniform
+from bench.corpus_text import KEYWORDS, NOUNS, TAGS, VERBS, Writer, fresh_id, log_uniform
 from tests.support.project import PROJECT_DIR
 from tests.support.skillmd import render_skill_md
 
@@ -42,11 +42,7 @@ def generate_skills(
     infos: list[SkillInfo] = []
     files: dict[str, str | bytes] = {}
     for _ in range(count):
-        while True:
-            skill_id = f"{rng.choice(VERBS)}-{rng.choice(ADJECTIVES)}-{rng.choice(NOUNS)}"
-            if skill_id not in used:
-                break
-        used.add(skill_id)
+        skill_id = fresh_id(rng, used)
         verb, _, noun = skill_id.partition("-")
         tags = rng.sample(TAGS, rng.randint(0, 5))
         writer.topic = tags

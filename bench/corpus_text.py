@@ -211,3 +211,12 @@ class Writer:
 
 def log_uniform(rng: random.Random, low: int, high: int) -> int:
     return int(math.exp(rng.uniform(math.log(low), math.log(high))))
+
+
+def fresh_id(rng: random.Random, used: set[str]) -> str:
+    """A verb-adjective-noun skill id not in `used`, which gains it."""
+    while True:
+        skill_id = f"{rng.choice(VERBS)}-{rng.choice(ADJECTIVES)}-{rng.choice(NOUNS)}"
+        if skill_id not in used:
+            used.add(skill_id)
+            return skill_id

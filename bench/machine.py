@@ -45,20 +45,14 @@ def machine_info() -> dict:
     }
 
 
+def _git(*args: str) -> str:
+    """What a git command in the project prints ("" if it fails)."""
+    return subprocess.run(
+        ["git", "-C", str(PROJECT_DIR), *args], capture_output=True, text=True, check=False, timeout=30
+    ).stdout.strip()
+
+
 def head_commit() -> str:
-    result = subprocess.run(
-        ["git", "-C", str(PROJECT_DIR), "log", "-1", "--format=%h %s"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=30,
-    )
-    dirty = subprocess.run(
-        ["git", "-C", str(PROJECT_DIR), "status", "--porcelain", "--untracked-files=no"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=30,
-    )
-    text = result.stdout.strip()[:90] or "unknown"
-    return text + (" (+ uncommitted changes)" if dirty.stdout.strip() else "")
+    text = _git("log", "-1", "--format=%h %s")[:90] or "unknown"
+    dirty = _git("status", "--porcelain", "--untracked-files=no")
+    return text + (" (+ uncommitted changes)" if dirty else "")

@@ -7,6 +7,7 @@ fix that tightens a rule reaches every skill at the next publish.
 
 import functools
 import hashlib
+import importlib
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -14,46 +15,31 @@ from types import ModuleType
 import semver
 import yaml
 
-from catalog import (
-    config,
-    discovery,
-    fields,
-    frontmatter_json,
-    hashing,
-    open_dialect,
-    paths,
-    registry_dialect,
-    report,
-    rules,
-    scan,
-    skill,
-    skillfile,
-    strict_yaml,
-    trees,
-    typos,
-    validation,
-)
+from catalog import strict_yaml
 
 # Every module whose code decides a verdict: validation and all it imports from the catalog
 # (tests/catalog/test_fingerprint.py fails when one is missing here).
-RULE_MODULES: tuple[ModuleType, ...] = (
-    config,
-    discovery,
-    fields,
-    frontmatter_json,
-    hashing,
-    open_dialect,
-    paths,
-    registry_dialect,
-    report,
-    rules,
-    scan,
-    skill,
-    skillfile,
-    strict_yaml,
-    trees,
-    typos,
-    validation,
+RULE_MODULES: tuple[ModuleType, ...] = tuple(
+    importlib.import_module(f"catalog.{name}")
+    for name in (
+        "config",
+        "discovery",
+        "fields",
+        "frontmatter_json",
+        "hashing",
+        "open_dialect",
+        "paths",
+        "registry_dialect",
+        "report",
+        "rules",
+        "scan",
+        "skill",
+        "skillfile",
+        "strict_yaml",
+        "trees",
+        "typos",
+        "validation",
+    )
 )
 
 

@@ -32,7 +32,7 @@ from collections.abc import Collection, Iterable, Sequence
 from itertools import pairwise
 from typing import overload
 
-from catalog.index import SkillEntry
+from catalog.entries import SkillEntry
 from catalog.searchlabels import Labels, freeze_lists
 from catalog.searchquery import Held, Query, Term, normalise, parse_query
 from catalog.textindex import TextIndex

@@ -2,7 +2,7 @@
 
 Both dialects of SKILL.md map their frontmatter onto SkillMetadata (catalog.skillfile);
 validation keeps it whole (catalog.report.ValidatedSkill), storage maps it to and from
-rows by field name (catalog.storage), the index serves it (catalog.index.SkillEntry) and
+rows by field name (catalog.storage), the index serves it (catalog.entries.SkillEntry) and
 the MCP layer derives its schema from these fields. Adding a key is a field here and its
 rule in the parser (plus the column that stores it).
 """

@@ -10,7 +10,11 @@ try:
 except PackageNotFoundError:  # running from a checkout that was never installed
     SERVER_VERSION = "0+unknown"
 
-SERVER_INFO: dict[str, Any] = {"name": SERVER_NAME, "title": "Skills Registry", "version": SERVER_VERSION}
+# The product's name as people read it: serverInfo.title here, the heading of the landing
+# page (skillsite.landing) and its JSON's name.
+PRODUCT_NAME = "Skills Registry"
+
+SERVER_INFO: dict[str, Any] = {"name": SERVER_NAME, "title": PRODUCT_NAME, "version": SERVER_VERSION}
 
 INSTRUCTIONS = (
     "A read-only registry of Agent Skills. Find a skill with skills_search (keywords) or skills_list "

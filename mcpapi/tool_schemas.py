@@ -7,11 +7,13 @@ bound, some of them the active snapshot's config (the largest `limit`), so a sch
 for the Bounds of one config.
 """
 
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from catalog.search import RULES
+from catalog.skill import FIELD_TYPES
 
 SKILL_NOT_FOUND = "SKILL_NOT_FOUND"
 FILE_NOT_FOUND = "FILE_NOT_FOUND"
@@ -74,6 +76,7 @@ _REVISION = {
         "REVISION_UNAVAILABLE, naming the active one."
     ),
 }
+_SKILL_ID = {"type": "string", "description": "The skill id, exactly as listed."}
 _CURSOR = {
     "type": "string",
     "description": "The next_cursor of the previous page of the same query; omit it for the first page.",
@@ -100,32 +103,31 @@ def _limit(setting: str, maximum: int | None) -> dict[str, Any]:
 
 _STRINGS = {"type": "array", "items": {"type": "string"}}
 _NULLABLE_STRING = {"type": ["string", "null"]}
+
+
+def _field_schema(hint: Any) -> dict[str, Any]:
+    """The JSON Schema of a SkillMetadata field's declared type (catalog.skill.FIELD_TYPES)."""
+    if hint is str:
+        return {"type": "string"}
+    if hint == str | None:
+        return _NULLABLE_STRING
+    if hint is bool:
+        return {"type": "boolean"}
+    if typing.get_origin(hint) is tuple:
+        return _STRINGS
+    raise TypeError(f"no JSON Schema for a metadata field of type {hint!r}")
+
+
+# A skill's metadata on the wire: SkillMetadata's fields in declaration order, then the
+# content hash the index adds (mcpapi.wire.metadata writes them in this order).
+_METADATA_PROPERTIES: dict[str, Any] = {
+    **{name: _field_schema(hint) for name, hint in FIELD_TYPES.items()},
+    "content_hash": {"type": "string"},
+}
 _METADATA: dict[str, Any] = {
     "type": "object",
-    "properties": {
-        "id": {"type": "string"},
-        "name": {"type": "string"},
-        "description": {"type": "string"},
-        "version": _NULLABLE_STRING,
-        "tags": _STRINGS,
-        "keywords": _STRINGS,
-        "requires": _STRINGS,
-        "required_zdr": {"type": "boolean"},
-        "path": {"type": "string"},
-        "content_hash": {"type": "string"},
-    },
-    "required": [
-        "id",
-        "name",
-        "description",
-        "version",
-        "tags",
-        "keywords",
-        "requires",
-        "required_zdr",
-        "path",
-        "content_hash",
-    ],
+    "properties": _METADATA_PROPERTIES,
+    "required": list(_METADATA_PROPERTIES),
 }
 _MANIFEST_ENTRY = {
     "type": "object",
@@ -280,7 +282,7 @@ SKILLS_GET = ToolSpec(
     input_schema=lambda bounds: {
         "type": "object",
         "properties": {
-            "id": {"type": "string", "description": "The skill id, exactly as listed."},
+            "id": _SKILL_ID,
             "revision": _REVISION,
         },
         "required": ["id"],
@@ -310,7 +312,7 @@ SKILLS_GET_FILE = ToolSpec(
     input_schema=lambda bounds: {
         "type": "object",
         "properties": {
-            "id": {"type": "string", "description": "The skill id, exactly as listed."},
+            "id": _SKILL_ID,
             "path": {
                 "type": "string",
                 "description": "A path from the skill's files manifest, e.g. references/guide.md.",

@@ -23,9 +23,9 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_safe
 
 from catalog.index import active_snapshot
+from mcpapi.identity import PRODUCT_NAME as NAME
 from skillsite import connect
 
-NAME = "Skills Registry"
 HTML = "text/html"
 JSON = "application/json"
 

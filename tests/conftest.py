@@ -1,10 +1,11 @@
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.databases import SubprocessDatabase, TemplateDatabase
 from tests.support.repos import SkillRepo
 
 
@@ -23,3 +24,18 @@ def make_repo(tmp_path: Path) -> Callable[..., SkillRepo]:
         return SkillRepo(tmp_path / f"repo{next(counter)}", config=config)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def template_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TemplateDatabase]:
+    """One migrated database per session; copies are cheap (a file copy, or CREATE ... TEMPLATE)."""
+    template = TemplateDatabase(tmp_path_factory.mktemp("template-db"))
+    yield template
+    template.drop()
+
+
+@pytest.fixture
+def subprocess_db(template_db: TemplateDatabase, tmp_path: Path) -> Iterator[SubprocessDatabase]:
+    """A fresh migrated database that `manage.py` and gunicorn subprocesses share."""
+    with template_db.copy(tmp_path) as database:
+        yield database

@@ -34,7 +34,8 @@ FIXED_QUERIES = ("postgres migrations", "deploy rollback")
 
 def generated_skills(count: int, seed: int) -> list:
     """The uncleared view of bench.corpus's generated skills, sorted by id, as SkillEntry."""
-    from catalog.index import SkillEntry
+    from catalog.entries import SkillEntry
+    from catalog.skill import FIELD_TYPES
     from catalog.skillfile import parse_skill_file
 
     _, files = corpus.generate_skills(count, seed)
@@ -43,20 +44,13 @@ def generated_skills(count: int, seed: int) -> list:
         if not path.endswith("/SKILL.md"):
             continue
         parsed = parse_skill_file(text.encode())
-        front = parsed.frontmatter
-        assert front is not None, (path, parsed.problems)
-        if front.required_zdr:
+        metadata = parsed.metadata
+        assert metadata is not None, (path, parsed.problems)
+        if metadata.required_zdr:
             continue
         skills.append(
             SkillEntry(
-                id=front.id,
-                name=front.name,
-                description=front.description,
-                version=front.version,
-                tags=front.tags,
-                keywords=front.keywords,
-                requires=front.requires,
-                required_zdr=front.required_zdr,
+                **{name: getattr(metadata, name) for name in FIELD_TYPES},
                 content_hash="0" * 64,
                 instructions=parsed.instructions or "",
                 skill_md_sha256="0" * 64,

@@ -4,11 +4,9 @@ disappears or decreases. The registry dialect's rule is unchanged (tests/catalog
 
 import pytest
 
-from tests.catalog.tree_support import base_of, codes, validate
+from tests.catalog.tree_support import MD, base_of, codes, validate
 from tests.support.repos import SkillRepo
 from tests.support.skillmd import skill_md
-
-MD = "skills/demo/SKILL.md"
 
 
 def open_md(body: str = "Steps.\n", **extra: str) -> str:

@@ -301,6 +301,20 @@ def test_a_failure_while_storing_leaves_nothing_behind(
     assert row_counts() == before
 
 
+def another_publish_wins_the_race(monkeypatch: pytest.MonkeyPatch, repo: SkillRepo, sha: str) -> None:
+    """The next publish, while it validates, loses a race: `sha` is published meanwhile (once)."""
+    real_validate = publishing.validate_tree
+    raced: list[str] = []
+
+    def validate_while_another_publishes(tree, base_skills, **kwargs):  # type: ignore[no-untyped-def]
+        if not raced:
+            raced.append("x")
+            publish(repo.root, sha)
+        return real_validate(tree, base_skills, **kwargs)
+
+    monkeypatch.setattr(publishing, "validate_tree", validate_while_another_publishes)
+
+
 def test_a_publish_that_lost_the_race_checks_again_against_the_winner(
     skill_repo: SkillRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -308,16 +322,7 @@ def test_a_publish_that_lost_the_race_checks_again_against_the_winner(
     publish(skill_repo.root, base)
     middle = bump(skill_repo, "beta", "1.1.0", "Beta, better.\n")
     newest = bump(skill_repo, "beta", "1.2.0", "Beta, best.\n")
-    real_validate = publishing.validate_tree
-    raced: list[str] = []
-
-    def validate_while_another_publishes(tree, base_skills, **kwargs):  # type: ignore[no-untyped-def]
-        if not raced:
-            raced.append("x")
-            publish(skill_repo.root, middle)  # wins the race while newest is being validated
-        return real_validate(tree, base_skills, **kwargs)
-
-    monkeypatch.setattr(publishing, "validate_tree", validate_while_another_publishes)
+    another_publish_wins_the_race(monkeypatch, skill_repo, middle)  # while newest is being validated
     result = publish(skill_repo.root, newest)
 
     assert result.outcome is Outcome.PUBLISHED
@@ -332,16 +337,7 @@ def test_an_older_build_that_lost_the_race_is_refused(
     publish(skill_repo.root, base)
     older = bump(skill_repo, "beta", "1.1.0", "Beta, better.\n")
     newer = bump(skill_repo, "beta", "1.2.0", "Beta, best.\n")
-    real_validate = publishing.validate_tree
-    raced: list[str] = []
-
-    def validate_while_another_publishes(tree, base_skills, **kwargs):  # type: ignore[no-untyped-def]
-        if not raced:
-            raced.append("x")
-            publish(skill_repo.root, newer)
-        return real_validate(tree, base_skills, **kwargs)
-
-    monkeypatch.setattr(publishing, "validate_tree", validate_while_another_publishes)
+    another_publish_wins_the_race(monkeypatch, skill_repo, newer)
     with pytest.raises(PublishError, match=f"{older} is an ancestor of the active snapshot {newer}"):
         publish(skill_repo.root, older)
     assert active_sha() == newer

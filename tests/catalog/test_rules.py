@@ -7,10 +7,9 @@ from catalog.report import WARNING
 from catalog.rules import Rules, kind_problem, media_type_for
 from catalog.skillfile import parse_skill_file
 from catalog.trees import EntryKind
+from tests.catalog.tree_support import MD
 from tests.support.repos import config_with_limits
 from tests.support.skillmd import skill_md
-
-MD = "skills/demo/SKILL.md"
 
 
 def rules(**limits: int) -> Rules:

@@ -3,17 +3,15 @@
 
 import re
 import signal
-from collections.abc import Iterator
 from datetime import datetime
 from io import StringIO
-from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from catalog.models import Blob, SkillVersion, SkillVersionFile, Snapshot
 from tests.catalog.publish_support import bump, sigkill, two_skills, wait_for_pause
-from tests.support.databases import SubprocessDatabase, TemplateDatabase
+from tests.support.databases import SubprocessDatabase
 from tests.support.repos import SkillRepo
 
 LINE = re.compile(r"^(?P<marker>[* ]) (?P<sha>[0-9a-f]{40}) (?P<published_at>\S+) (?P<count>\d+) skills$")
@@ -163,19 +161,6 @@ def test_prune_refuses_to_keep_nothing() -> None:
 # --- real processes ------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def template_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TemplateDatabase]:
-    template = TemplateDatabase(tmp_path_factory.mktemp("template-db"))
-    yield template
-    template.drop()
-
-
-@pytest.fixture
-def db_for_subprocesses(template_db: TemplateDatabase, tmp_path: Path) -> Iterator[SubprocessDatabase]:
-    with template_db.copy(tmp_path) as database:
-        yield database
-
-
 def active_lines(lines: list[str]) -> list[str]:
     return [line for line in lines if line.startswith("*")]
 
@@ -183,9 +168,9 @@ def active_lines(lines: list[str]) -> list[str]:
 @pytest.mark.reliability
 @pytest.mark.parametrize("point", ["blobs", "skills", "activate"])
 def test_a_publish_killed_before_activation_changes_nothing(
-    point: str, db_for_subprocesses: SubprocessDatabase, skill_repo: SkillRepo
+    point: str, subprocess_db: SubprocessDatabase, skill_repo: SkillRepo
 ) -> None:
-    db, root = db_for_subprocesses, str(skill_repo.root)
+    db, root = subprocess_db, str(skill_repo.root)
     old = two_skills(skill_repo)
     assert db.manage("publish", old, "--repo", root).returncode == 0
     before = db.row_counts()
@@ -211,9 +196,9 @@ def test_a_publish_killed_before_activation_changes_nothing(
 
 @pytest.mark.reliability
 def test_two_concurrent_publishes_end_with_one_consistent_active_snapshot(
-    db_for_subprocesses: SubprocessDatabase, skill_repo: SkillRepo
+    subprocess_db: SubprocessDatabase, skill_repo: SkillRepo
 ) -> None:
-    db, root = db_for_subprocesses, str(skill_repo.root)
+    db, root = subprocess_db, str(skill_repo.root)
     assert db.manage("publish", two_skills(skill_repo), "--repo", root).returncode == 0
     older = bump(skill_repo, "beta", "1.1.0", "Better.\n")
     newer = bump(skill_repo, "beta", "1.2.0", "Best.\n")
@@ -237,9 +222,9 @@ def test_two_concurrent_publishes_end_with_one_consistent_active_snapshot(
 
 @pytest.mark.reliability
 def test_two_concurrent_publishes_of_the_same_commit_store_it_once(
-    db_for_subprocesses: SubprocessDatabase, skill_repo: SkillRepo
+    subprocess_db: SubprocessDatabase, skill_repo: SkillRepo
 ) -> None:
-    db, root = db_for_subprocesses, str(skill_repo.root)
+    db, root = subprocess_db, str(skill_repo.root)
     sha = two_skills(skill_repo)
     pause = {"SKILLS_PUBLISH_PAUSE_AT": "blobs", "SKILLS_PUBLISH_PAUSE_SECONDS": "1"}
 
@@ -255,9 +240,9 @@ def test_two_concurrent_publishes_of_the_same_commit_store_it_once(
 
 @pytest.mark.reliability
 def test_a_publish_waiting_too_long_for_the_lock_gives_up_cleanly(
-    db_for_subprocesses: SubprocessDatabase, skill_repo: SkillRepo
+    subprocess_db: SubprocessDatabase, skill_repo: SkillRepo
 ) -> None:
-    db, root = db_for_subprocesses, str(skill_repo.root)
+    db, root = subprocess_db, str(skill_repo.root)
     first = two_skills(skill_repo)
     assert db.manage("publish", first, "--repo", root).returncode == 0
     second = bump(skill_repo, "beta", "1.1.0", "Better.\n")

@@ -12,6 +12,9 @@ from catalog.validation import base_skills_from_tree, validate_tree
 from tests.support.repos import SkillRepo
 from tests.support.skillmd import skill_md
 
+# The SKILL.md of the skill "demo", where most single-skill tests put their problem.
+MD = "skills/demo/SKILL.md"
+
 
 def validate(repo: SkillRepo, base: Mapping[str, BaseSkill] | None = None) -> ValidationReport:
     return validate_tree(WorkingTree(repo.root), base)

@@ -13,6 +13,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from tests.support.e2e import RegistryServer
+from tests.support.sdk import all_resource_uris
 from tests.support.standard import GUIDE, SCRIPT
 
 pytestmark = pytest.mark.e2e
@@ -186,13 +187,7 @@ def test_bad_arguments_reach_the_sdk_as_error_results_the_model_reads(
 
 def test_the_sdk_lists_and_reads_resources(registry_server: RegistryServer) -> None:
     async def body(client: Client) -> tuple[list[str], dict[str, str], list[str]]:
-        uris, cursor = [], None
-        while True:
-            page = await client.list_resources(cursor=cursor)
-            uris += [resource.uri for resource in page.resources]
-            cursor = page.next_cursor
-            if cursor is None:
-                break
+        uris = await all_resource_uris(client)
         texts = {}
         for uri in ("skill://alpha/SKILL.md", "skill://alpha/references/guide.md"):
             [content] = (await client.read_resource(uri)).contents

@@ -20,6 +20,7 @@ from pydantic import TypeAdapter
 
 from tests.support.e2e import RegistryServer, serving_registry
 from tests.support.repos import config_with_sections
+from tests.support.sdk import all_resource_uris
 from tests.support.standard import GUIDE, SCRIPT, build_standard_repo
 
 pytestmark = pytest.mark.e2e
@@ -185,13 +186,7 @@ def test_argument_errors_are_results_the_model_reads_and_an_unknown_tool_is_an_e
 
 def test_every_resource_through_the_sdk(registry: RegistryServer, mode: str) -> None:
     async def body(client: Client) -> tuple[list[str], dict[str, bytes], list[str]]:
-        uris, cursor = [], None
-        while True:
-            page = await client.list_resources(cursor=cursor)
-            uris += [resource.uri for resource in page.resources]
-            cursor = page.next_cursor
-            if cursor is None:
-                break
+        uris = await all_resource_uris(client)
         contents = {uri: await read_bytes(client, uri) for uri in uris}
         templates = await client.list_resource_templates()
         return uris, contents, [template.uri_template for template in templates.resource_templates]

@@ -251,28 +251,11 @@ def test_zdr_skills_stay_hidden_from_an_uncleared_oauth_user(
     oauth_registry: OAuthRegistry, client_id: str
 ) -> None:
     def listing(token: str) -> tuple[list[str], dict]:
-        headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
-        listed = httpx.post(
-            oauth_registry.mcp_url,
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"name": "skills_list", "arguments": {}},
-            },
-            headers=headers,
-        ).json()["result"]["structuredContent"]
-        got = httpx.post(
-            oauth_registry.mcp_url,
-            json={
-                "jsonrpc": "2.0",
-                "id": 2,
-                "method": "tools/call",
-                "params": {"name": "skills_get", "arguments": {"id": "secret-ops"}},
-            },
-            headers=headers,
-        ).json()["result"]
-        return [skill["id"] for skill in listed["skills"]], got
+        listed = oauth_registry.rpc(token, "tools/call", {"name": "skills_list", "arguments": {}})
+        secret = {"name": "skills_get", "arguments": {"id": "secret-ops"}}
+        got = oauth_registry.rpc(token, "tools/call", secret)
+        listed_skills = listed.json()["result"]["structuredContent"]["skills"]
+        return [skill["id"] for skill in listed_skills], got.json()["result"]
 
     alice = oauth_registry.endpoints.tokens_for(signed_in(oauth_registry, "alice"), client_id, LOCAL_CALLBACK)
     zed = oauth_registry.endpoints.tokens_for(signed_in(oauth_registry, "zed"), client_id, LOCAL_CALLBACK)

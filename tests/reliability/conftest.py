@@ -9,12 +9,10 @@ Every module marks its tests `reliability` (deselect them with `-m "not reliabil
 """
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
 from catalog.publishing import publish
-from tests.support.databases import SubprocessDatabase, TemplateDatabase
 from tests.support.mcp import McpClient, Registry, only_static_callers
 from tests.support.open_repos import EVERYTHING
 from tests.support.repos import SkillRepo
@@ -38,21 +36,6 @@ def mcp() -> McpClient:
 @pytest.fixture
 def mcp_zdr() -> McpClient:
     return McpClient(ZDR_TOKEN)
-
-
-@pytest.fixture(scope="session")
-def template_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TemplateDatabase]:
-    """One migrated database per session; copies are cheap (a file copy, or CREATE ... TEMPLATE)."""
-    template = TemplateDatabase(tmp_path_factory.mktemp("reliability-template"))
-    yield template
-    template.drop()
-
-
-@pytest.fixture
-def subprocess_db(template_db: TemplateDatabase, tmp_path: Path) -> Iterator[SubprocessDatabase]:
-    """A fresh migrated database that `manage.py` and gunicorn subprocesses share."""
-    with template_db.copy(tmp_path) as database:
-        yield database
 
 
 @pytest.fixture

@@ -5,24 +5,22 @@ parse_config answers with a RegistryConfig within the ceilings or one bounded Co
 and check_skills with one invalid_config problem in valid JSON: never a traceback.
 """
 
-import io
 import json
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.management import call_command
-from hypothesis import HealthCheck, example, given
-from hypothesis import settings as hsettings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from catalog.config import CEILINGS, MAX_CONFIG_BYTES, ConfigError, RegistryConfig, parse_config
+from tests.support.hostile import check_skills_json, examples, json_trees
 
 pytestmark = pytest.mark.reliability
 
-FAST = hsettings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SLOW = hsettings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = examples(500)
+SLOW = examples(40)
 MAX_MESSAGE_CHARS = 4000
 KEYS = [
     "schema_version",
@@ -49,14 +47,7 @@ SCALARS = st.one_of(
     st.text(max_size=30),
     st.sampled_from([".md", ".txt", "md", ".", "skills", "a/b", ".."]),
 )
-JSON_VALUES = st.recursive(
-    SCALARS,
-    lambda inner: (
-        st.lists(inner, max_size=5)
-        | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=10), inner, max_size=6)
-    ),
-    max_leaves=30,
-)
+JSON_VALUES = json_trees(SCALARS, KEYS, key_chars=10, list_items=5, object_items=6, max_leaves=30)
 CONFIGS = st.dictionaries(st.sampled_from(KEYS), JSON_VALUES, max_size=10) | JSON_VALUES
 
 
@@ -116,15 +107,8 @@ def test_check_skills_answers_any_config_with_valid_json(data: Any) -> None:
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
         (root / "registry.config.json").write_text(json.dumps(data, allow_nan=True))
-        out = io.StringIO()
-        try:
-            call_command(
-                "check_skills", "--repo", str(root), "--format", "json", stdout=out, stderr=io.StringIO()
-            )
-            code = 0
-        except SystemExit as exit_:
-            code = int(exit_.code or 0)
-        document = json.loads(out.getvalue())
+        code, out = check_skills_json(root)
+        document = json.loads(out)
         assert code == (0 if document["ok"] else 1)
         config_problems = [p for p in document["problems"] if p["path"] == "registry.config.json"]
         assert len(config_problems) <= 1

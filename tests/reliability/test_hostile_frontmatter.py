@@ -5,7 +5,6 @@ dialect, parse_skill_file, validate_tree and check_skills answer with clean, bou
 with a stable code, never an exception and never a hang; what the open dialect serves as
 written is JSON, and bounded. A malicious skill author can fail CI, but not break or stall it."""
 
-import io
 import json
 import re
 import subprocess
@@ -16,9 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
-from django.core.management import call_command
-from hypothesis import HealthCheck, example, given
-from hypothesis import settings as hsettings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from catalog import frontmatter_json, validation
@@ -28,13 +25,14 @@ from catalog.report import printable
 from catalog.skillfile import parse_skill_file
 from catalog.trees import WorkingTree
 from catalog.validation import validate_tree
+from tests.support.hostile import check_skills_json, examples
 from tests.support.project import PROJECT_DIR
 from tests.support.repos import DEFAULT_CONFIG
 
 pytestmark = pytest.mark.reliability
 
-FAST = hsettings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SLOW = hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = examples(400)
+SLOW = examples(60)
 # A problem message names the problem; it never echoes a whole hostile value.
 MAX_MESSAGE_CHARS = 2000
 
@@ -329,16 +327,9 @@ def test_validate_tree_and_check_skills_answer_any_skill_with_clean_problems(
             assert problem.path == "registry.config.json" or problem.path.startswith("skills/"), problem
         assert report.ok == (not report.errors)
 
-        out = io.StringIO()
-        try:
-            call_command(
-                "check_skills", "--repo", str(root), "--format", "json", stdout=out, stderr=io.StringIO()
-            )
-            code = 0
-        except SystemExit as exit_:
-            code = exit_.code
-        out.getvalue().encode("utf-8")  # what a terminal or a pipe can take, whatever the names
-        document = json.loads(out.getvalue())
+        code, out = check_skills_json(root)
+        out.encode("utf-8")  # what a terminal or a pipe can take, whatever the names
+        document = json.loads(out)
         assert code == (0 if document["ok"] else 1)
         assert document["ok"] == report.ok
         assert [(p["path"], p["code"], p["severity"]) for p in document["problems"]] == [

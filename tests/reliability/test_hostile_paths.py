@@ -9,19 +9,15 @@ is as absent as one that never existed."""
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, example, given
-from hypothesis import settings as hsettings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
+from tests.support.hostile import examples
 from tests.support.mcp import McpClient, Registry
 
 pytestmark = pytest.mark.reliability
 
-SETTINGS = hsettings(
-    max_examples=300,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+SETTINGS = examples(300, function_scoped_fixtures=True)
 
 SKILL_IDS = [
     "alpha",

@@ -21,30 +21,22 @@ import httpx
 import pytest
 from django.http import HttpRequest
 from django.test import RequestFactory
-from hypothesis import HealthCheck, event, example, given
-from hypothesis import settings as hsettings
+from hypothesis import event, example, given
 from hypothesis import strategies as st
 
 from mcpapi import views
 from tests.support.databases import TemplateDatabase
 from tests.support.e2e import server_env
 from tests.support.gunicorn import GunicornServer, running_gunicorn
+from tests.support.hostile import examples, json_trees
 from tests.support.mcp import McpClient, Registry
 from tests.support.repos import SkillRepo
 from tests.support.tokens import READ_TOKEN
 
 pytestmark = pytest.mark.reliability
 
-IN_PROCESS = hsettings(
-    max_examples=250,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-OVER_HTTP = hsettings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+IN_PROCESS = examples(250, function_scoped_fixtures=True)
+OVER_HTTP = examples(40, function_scoped_fixtures=True)
 
 METHODS = [
     "initialize",
@@ -93,14 +85,7 @@ scalars = st.one_of(
     st.text(max_size=30),
     st.sampled_from(NASTY_STRINGS),
 )
-json_values = st.recursive(
-    scalars,
-    lambda children: (
-        st.lists(children, max_size=4)
-        | st.dictionaries(st.sampled_from(ARGUMENTS) | st.text(max_size=8), children, max_size=4)
-    ),
-    max_leaves=20,
-)
+json_values = json_trees(scalars, ARGUMENTS, key_chars=8, list_items=4, object_items=4, max_leaves=20)
 tool_arguments = st.one_of(
     st.fixed_dictionaries({}, optional={name: json_values for name in ARGUMENTS[:7]}),
     json_values,

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -45,13 +46,20 @@ class OAuthRegistry:
     def manage(self, *args: str) -> str:
         return self.database.manage_ok(*args, env=self.env)
 
-    def ping(self, token: str) -> httpx.Response:
+    def rpc(self, token: str, method: str, params: dict[str, Any] | None = None) -> httpx.Response:
+        """POST one JSON-RPC request to /mcp with `token`; the raw HTTP response."""
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": method}
+        if params is not None:
+            message["params"] = params
         return httpx.post(
             self.mcp_url,
-            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            json=message,
             headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
             timeout=30,
         )
+
+    def ping(self, token: str) -> httpx.Response:
+        return self.rpc(token, "ping")
 
 
 def oauth_env(database: TempDatabase, server: GunicornServer, github: GitHubStandIn) -> dict[str, str]:

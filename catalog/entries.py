@@ -1,0 +1,127 @@
+"""What one snapshot's index holds in memory: its ref, each skill's entry and file manifest,
+and the skills each clearance may see.
+
+    SnapshotIndex(ref, config, skills)
+        Every skill of one snapshot, sorted by id; `visible(zdr_cleared)` is the only way to
+        them, so a caller not cleared for ZDR is handed a set in which required_zdr skills
+        do not exist at all.
+
+The index is built from the database by catalog.index, which also holds it per process.
+"""
+
+import copy
+from collections.abc import Iterable
+from dataclasses import InitVar, dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from catalog.config import RegistryConfig
+from catalog.report import OmittedFile
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotRef:
+    """A stored snapshot by its commit SHA, and when it was (last) made active: what an
+    answer names as the revision it came from."""
+
+    sha: str
+    published_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    """One supporting file of a skill, as its manifest lists it; the bytes are a blob."""
+
+    path: str
+    size: int
+    sha256: str
+    media_type: str
+    executable: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SkillEntry:
+    id: str
+    name: str
+    description: str
+    version: str | None  # None: an open-dialect skill without a version
+    tags: tuple[str, ...]
+    keywords: tuple[str, ...]
+    requires: tuple[str, ...]
+    required_zdr: bool
+    content_hash: str
+    if TYPE_CHECKING:
+        # What callers see: an argument of __init__, then a str attribute (the property set
+        # on the class below).
+        instructions: str
+    else:
+        instructions: InitVar[str]  # kept as UTF-8 in _instructions_utf8
+    skill_md_sha256: str
+    skill_md_size: int
+    files: tuple[FileEntry, ...]  # sorted by path; SKILL.md is not one
+    # Where the skill sits in this snapshot's commit, relative to the repository root.
+    path: str = ""
+    # The whole frontmatter as written, as the compact JSON text stored at publish (its keys
+    # in the order written: docs/reference.md#skill-format).
+    frontmatter: str = "{}"
+    omitted: tuple[OmittedFile, ...] = ()  # the files of its directory it does not serve, by path
+    _files_by_path: dict[str, FileEntry] = field(init=False, repr=False, compare=False)
+    # Instructions are most of an index's memory: as UTF-8, 1 byte an ASCII character,
+    # where a str holding a single em dash takes 2 bytes for every character (64 % of the
+    # bench corpus's bodies). Decoded when read (skills_get; search decodes at build).
+    _instructions_utf8: bytes = field(default=b"", init=False, repr=False)
+
+    def __post_init__(self, *init_vars: str) -> None:
+        [instructions] = init_vars  # the one InitVar (a plain field to type checkers)
+        object.__setattr__(self, "_files_by_path", {entry.path: entry for entry in self.files})
+        object.__setattr__(self, "_instructions_utf8", instructions.encode("utf-8", "surrogatepass"))
+
+    def file(self, path: str) -> FileEntry | None:
+        """The supporting file at exactly `path` (no normalisation), if the skill lists it."""
+        return self._files_by_path.get(path)
+
+
+def _instructions(self: SkillEntry) -> str:
+    """The instructions (the body of SKILL.md)."""
+    return self._instructions_utf8.decode("utf-8", "surrogatepass")
+
+
+# Set after the dataclass is made, so that `instructions` stays an __init__ argument.
+if not TYPE_CHECKING:  # type checkers already see a str attribute
+    SkillEntry.instructions = property(_instructions)
+
+
+class VisibleIndex:
+    """The skills one caller may see, sorted by id. Hidden skills are simply absent."""
+
+    __slots__ = ("_by_id", "skills")
+
+    def __init__(self, skills: tuple[SkillEntry, ...]) -> None:
+        self.skills = skills
+        self._by_id = {skill.id: skill for skill in skills}
+
+    def get(self, skill_id: str) -> SkillEntry | None:
+        return self._by_id.get(skill_id)
+
+    def __len__(self) -> int:
+        return len(self.skills)
+
+
+class SnapshotIndex:
+    """Every skill of one snapshot, in memory; callers read through `visible()`."""
+
+    def __init__(self, ref: SnapshotRef, config: RegistryConfig, skills: Iterable[SkillEntry]) -> None:
+        self.ref = ref
+        self.config = config
+        ordered = tuple(sorted(skills, key=lambda skill: skill.id))
+        self._everyone = VisibleIndex(ordered)
+        self._uncleared = VisibleIndex(tuple(skill for skill in ordered if not skill.required_zdr))
+
+    def visible(self, zdr_cleared: bool) -> VisibleIndex:
+        return self._everyone if zdr_cleared else self._uncleared
+
+    def with_ref(self, ref: SnapshotRef) -> "SnapshotIndex":
+        """The same skills under another ref of the same SHA (re-activation moves published_at)."""
+        clone = copy.copy(self)
+        clone.ref = ref
+        return clone
