@@ -71,8 +71,8 @@ def skills_list(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
     skills = view.search_index().with_tags(tags) if tags else view.skills
     paginator = Paginator(view.ref.sha, "skills_list", tags, view.zdr_cleared)
     page = _page(view, paginator, args, len(skills), limit)
-    listed = wire.metadata_list(view, skills[page.start : page.end])
-    return (("skills", listed), ("next_cursor", page.next_cursor))
+    listed, count = wire.metadata_list(view, skills[page.start : page.end])
+    return (("skills", listed), ("next_cursor", paginator.next_after(page, count)))
 
 
 def skills_search(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
@@ -85,8 +85,8 @@ def skills_search(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
     hits = view.search_index().search(query, tags)
     paginator = Paginator(view.ref.sha, "skills_search", query, tags, view.zdr_cleared)
     page = _page(view, paginator, args, len(hits), limit)
-    results = wire.search_results(view, hits[page.start : page.end], settings.excerpt_chars)
-    return (("results", results), ("next_cursor", page.next_cursor))
+    results, count = wire.search_results(view, hits[page.start : page.end], settings.excerpt_chars)
+    return (("results", results), ("next_cursor", paginator.next_after(page, count)))
 
 
 def _check_search(args: dict[str, Any]) -> None:
