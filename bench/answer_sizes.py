@@ -105,35 +105,37 @@ def _measure(corpus: str) -> list[dict[str, Any]]:
     client = Client()
     rows: list[dict[str, Any]] = []
 
-    def tool(answer: str, name: str, count_key: str | None = None, **arguments: Any) -> dict[str, Any]:
+    def tool(answer: str, name: str, count_key: str = "", **arguments: Any) -> None:
         wire, result = client.rpc("tools/call", {"name": name, "arguments": arguments})
         structured = result["structuredContent"]
         assert result["isError"] is False, structured
         items = str(len(structured[count_key])) if count_key else ""
         rows.append(_row(corpus, answer, wire, structured, items))
-        return structured
 
-    pagination, search = config.pagination, config.search
+    def protocol(answer: str, method: str, params: dict[str, Any], count_key: str = "") -> None:
+        wire, result = client.rpc(method, params)
+        rows.append(_row(corpus, answer, wire, result, str(len(result[count_key])) if count_key else ""))
+
+    pagination, search, page_bytes = config.pagination, config.search, config.file_page_bytes
     tool(f"skills_list (default {pagination.default_limit})", "skills_list", "skills")
     tool(f"skills_list (limit {pagination.max_limit})", "skills_list", "skills", limit=pagination.max_limit)
     query = "report export check"
     tool(f"skills_search (default {search.default_limit})", "skills_search", "results", query=query)
-    tool(f"skills_search (limit {search.max_limit})", "skills_search", "results", query=query, limit=search.max_limit)
-    # The skill with the largest SKILL.md, and its largest file's first page.
+    most = search.max_limit
+    tool(f"skills_search (limit {most})", "skills_search", "results", query=query, limit=most)
+    # The skill with the largest SKILL.md, and the first page of its files (else of the largest).
     largest = max(view.skills, key=lambda skill: skill.skill_md_size)
     tool(f"skills_get (SKILL.md {largest.skill_md_size} B)", "skills_get", id=largest.id)
     files = sorted(
         ((entry.size, skill.id, entry.path) for skill in view.skills for entry in skill.files), reverse=True
     )
-    picked = [(size, skill_id, path) for size, skill_id, path in files if skill_id == largest.id] or files[:1]
+    picked = [file for file in files if file[1] == largest.id] or files[:1]
     for size, skill_id, path in picked[:3]:
-        tool(f"skills_get_file ({path}, {size} B; page {config.file_page_bytes} B)", "skills_get_file", id=skill_id, path=path)
-    wire, result = client.rpc("resources/list", {})
-    rows.append(_row(corpus, f"resources/list (page {pagination.max_limit})", wire, result, str(len(result["resources"]))))
-    wire, result = client.rpc("resources/read", {"uri": f"skill://{largest.id}/SKILL.md"})
-    rows.append(_row(corpus, "resources/read (largest SKILL.md)", wire, result, ""))
-    wire, result = client.rpc("skills/list", {})
-    rows.append(_row(corpus, f"skills/list (page {pagination.default_limit})", wire, result, str(len(result["skills"]))))
+        answer = f"skills_get_file ({path}, {size} B; page {page_bytes} B)"
+        tool(answer, "skills_get_file", id=skill_id, path=path)
+    protocol(f"resources/list (page {pagination.max_limit})", "resources/list", {}, "resources")
+    protocol("resources/read (largest SKILL.md)", "resources/read", {"uri": f"skill://{largest.id}/SKILL.md"})
+    protocol(f"skills/list (page {pagination.default_limit})", "skills/list", {}, "skills")
     return rows
 
 
@@ -153,8 +155,10 @@ def _build(corpus: str, root: Path, skills: int) -> None:
     from tests.support.repos import DEFAULT_CONFIG, SkillRepo
 
     repo = SkillRepo(root)
-    written = maximal_skills(skills) if corpus == "maximal" else huge_skill(
-        DEFAULT_CONFIG["limits"]["max_skill_md_bytes"], 3 * DEFAULT_CONFIG["file_page_bytes"]
+    written = (
+        maximal_skills(skills)
+        if corpus == "maximal"
+        else huge_skill(DEFAULT_CONFIG["limits"]["max_skill_md_bytes"], 3 * DEFAULT_CONFIG["file_page_bytes"])
     )
     for path, text in written.items():
         repo.write(path, text)

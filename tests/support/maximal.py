@@ -22,7 +22,7 @@ LABELS = 8  # tags and keywords each: more than any bundled or public skill carr
 HUGE_ID = "huge-skill"
 
 _WORDS = (
-    "export the quarterly report as a PDF, check each \"total\" cell against the ledger, and "
+    'export the quarterly report as a PDF, check each "total" cell against the ledger, and '
     "escape every C:\\path before it reaches the shell; then "
 )
 
