@@ -165,3 +165,27 @@ def test_a_skills_list_page_of_the_extension_fits(make_repo: Callable[..., Skill
     assert len(dumps_text(result).encode()) <= ANSWER_BYTES
     assert 0 < len(result["skills"]) < PAGINATION["default_limit"]
     assert "nextCursor" in result
+
+
+def test_a_file_of_control_characters_comes_in_shorter_pages_that_fit_and_join_to_the_file(
+    mcp: McpClient, make_repo: Callable[..., SkillRepo]
+) -> None:
+    """JSON writes each of them as six characters: a page of file_page_bytes would not fit."""
+    repo = make_repo()
+    data = ("\x01\x02é" * DEFAULT_CONFIG["file_page_bytes"])[: 2 * DEFAULT_CONFIG["file_page_bytes"]]
+    repo.add_skill("controls", files={"references/controls.txt": data})
+    publish_head(repo)
+    pages: list[str] = []
+    cursor = None
+    while True:
+        arguments: dict[str, Any] = {"id": "controls", "path": "references/controls.txt"}
+        if cursor is not None:
+            arguments["cursor"] = cursor
+        result = mcp.call("skills_get_file", **arguments)
+        assert fits(result)
+        pages.append(result["structuredContent"]["text"])
+        cursor = result["structuredContent"]["next_cursor"]
+        if cursor is None:
+            break
+    assert "".join(pages) == data
+    assert len(pages[0].encode()) < DEFAULT_CONFIG["file_page_bytes"]
