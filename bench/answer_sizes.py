@@ -7,8 +7,9 @@ Four corpora, each published into its own temporary SQLite database in a child p
 the bench corpus of each dialect (`python -m bench.corpus build`, seed 7), "maximal" (skills
 whose id, name and description are at their bounds, with eight tags and eight keywords:
 tests/support/maximal.py), and "huge" (one skill whose SKILL.md is max_skill_md_bytes, with
-files larger than a page). Every tool answer is asked for at the default limits and at the
-maximum limits, plus resources/list, resources/read and the extension's skills/list.
+files larger than a page, and one of max_files_per_skill files). Every tool answer is asked
+for at the default limits and at the maximum limits, plus resources/list, resources/read and
+the extension's skills/list.
 
 For each answer: `model` is the characters of the JSON a client hands its model (Claude Code
 and Codex hand it structuredContent serialized; OpenCode the text content, which is the
@@ -126,6 +127,9 @@ def _measure(corpus: str) -> list[dict[str, Any]]:
     # The skill with the largest SKILL.md, and the first page of its files (else of the largest).
     largest = max(view.skills, key=lambda skill: skill.skill_md_size)
     tool(f"skills_get (SKILL.md {largest.skill_md_size} B)", "skills_get", id=largest.id)
+    most_files = max(view.skills, key=lambda skill: len(skill.files))
+    if most_files is not largest and len(most_files.files) > 100:
+        tool(f"skills_get ({len(most_files.files)} files)", "skills_get", id=most_files.id)
     files = sorted(
         ((entry.size, skill.id, entry.path) for skill in view.skills for entry in skill.files), reverse=True
     )
@@ -151,15 +155,16 @@ def _build(corpus: str, root: Path, skills: int) -> None:
 
         build(root, skills, seed=7, dialect=corpus)
         return
-    from tests.support.maximal import huge_skill, maximal_skills
+    from tests.support.maximal import huge_skill, many_files_skill, maximal_skills
     from tests.support.repos import DEFAULT_CONFIG, SkillRepo
 
     repo = SkillRepo(root)
-    written = (
-        maximal_skills(skills)
-        if corpus == "maximal"
-        else huge_skill(DEFAULT_CONFIG["limits"]["max_skill_md_bytes"], 3 * DEFAULT_CONFIG["file_page_bytes"])
-    )
+    limits = DEFAULT_CONFIG["limits"]
+    if corpus == "maximal":
+        written = maximal_skills(skills)
+    else:
+        written = huge_skill(limits["max_skill_md_bytes"], 3 * DEFAULT_CONFIG["file_page_bytes"])
+        written |= many_files_skill(limits["max_files_per_skill"])
     for path, text in written.items():
         repo.write(path, text)
     repo.commit("answer sizes corpus")

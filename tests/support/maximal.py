@@ -4,6 +4,7 @@ bench/answer_sizes.py (docs/reference.md#answer-sizes).
     maximal_skills(count)        {repo path: text}: `count` registry-dialect skills whose every
                                  bounded field is at its bound (id 64, name 100, description
                                  1024 characters) with a generous set of labels
+    many_files_skill(count)      {repo path: text}: one skill of `count` small supporting files
     huge_skill(max_skill_md_bytes, file_bytes)
                                  {repo path: text}: one skill whose SKILL.md is exactly
                                  max_skill_md_bytes, with three supporting files of file_bytes:
@@ -20,6 +21,7 @@ NAME_CHARS = 100
 DESCRIPTION_CHARS = 1024
 LABELS = 8  # tags and keywords each: more than any bundled or public skill carries
 HUGE_ID = "huge-skill"
+MANY_FILES_ID = "many-files"
 
 _WORDS = (
     'export the quarterly report as a PDF, check each "total" cell against the ledger, and '
@@ -78,4 +80,13 @@ def huge_skill(max_skill_md_bytes: int, file_bytes: int) -> dict[str, str]:
     files = {f"skills/{HUGE_ID}/SKILL.md": head + body}
     for path, text in paths.items():
         files[f"skills/{HUGE_ID}/{path}"] = text
+    return files
+
+
+def many_files_skill(count: int) -> dict[str, str]:
+    """A skill listing `count` supporting files: its skills_get manifest grows with them."""
+    paths = [f"references/part-{number:04d}.md" for number in range(count)]
+    files = {f"skills/{MANY_FILES_ID}/SKILL.md": skill_md(MANY_FILES_ID, "Read the parts.\n", files=paths)}
+    for path in paths:
+        files[f"skills/{MANY_FILES_ID}/{path}"] = f"Part {path}.\n"
     return files
