@@ -17,6 +17,9 @@ from mcpapi.jsonrpc import dumps_text
 ANSWER_TOKENS = 25_000  # Claude Code's default MAX_MCP_OUTPUT_TOKENS
 BYTES_PER_TOKEN = 3
 ANSWER_BYTES = ANSWER_TOKENS * BYTES_PER_TOKEN
+# What the default page sizes are chosen for (docs/reference.md#answer-sizes): Claude Code moves
+# an answer of more characters into a file the model reads back, and OpenCode cuts at 50 KiB.
+DEFAULT_PAGE_CHARS = 50_000
 # What a list page's items may hold: the answer less its other fields (the registry's three,
 # next_cursor of at most 512 characters, the keys), rounded up generously.
 PAGE_ITEM_BYTES = ANSWER_BYTES - 1024

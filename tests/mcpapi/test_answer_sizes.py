@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mcpapi.answer_size import ANSWER_BYTES, estimated_tokens
+from mcpapi.answer_size import ANSWER_BYTES, DEFAULT_PAGE_CHARS, estimated_tokens
 from mcpapi.jsonrpc import dumps_text
 from tests.support.maximal import escape_heavy, huge_skill, maximal_skills
 from tests.support.mcp import McpClient, ModernMcp, publish_head
@@ -48,13 +48,16 @@ def test_the_budget_is_claude_codes_default_output_cap_at_three_bytes_a_token() 
     assert estimated_tokens("技" * 1000) == 1000  # three UTF-8 bytes each
 
 
-def test_default_pages_of_maximal_skills_are_full_and_fit(mcp: McpClient, maximal: list[str]) -> None:
+def test_default_pages_of_maximal_skills_are_full_and_shown_inline(
+    mcp: McpClient, maximal: list[str]
+) -> None:
     listed = mcp.call("skills_list")
     assert len(listed["structuredContent"]["skills"]) == PAGINATION["default_limit"]
-    assert fits(listed)
     found = mcp.call("skills_search", query=QUERY)
     assert len(found["structuredContent"]["results"]) == SEARCH["default_limit"]
-    assert fits(found)
+    for result in (listed, found):
+        assert fits(result)
+        assert len(result["content"][0]["text"]) <= DEFAULT_PAGE_CHARS
 
 
 def test_a_search_page_at_max_limit_of_maximal_skills_is_full_and_fits(
