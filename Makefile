@@ -12,7 +12,7 @@ PRODUCTION_LIKE_ENV = DJANGO_SECRET_KEY=lint-$$(head -c 48 /dev/urandom | od -An
 	DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS=1 DJANGO_SECURE_HSTS_PRELOAD=1 \
 	SKILLS_READ_TOKENS=lint-token DATABASE_URL=sqlite:///:memory:
 
-.PHONY: install run test test-fast lint conformance bench bench-full bench-search clean
+.PHONY: install run test test-fast lint conformance bench bench-full bench-search bench-sizes clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -61,6 +61,10 @@ bench-full: install
 # Search quality on bench/search/ (docs/benchmarks.md, "Search quality"); no server, seconds.
 bench-search: install
 	$(PY) -m bench.search.run
+
+# Answer sizes against a client's output cap (docs/benchmarks.md, "Answer sizes"); seconds.
+bench-sizes: install
+	$(PY) -m bench.answer_sizes
 
 # The official MCP conformance suite (npm, with its own Node 22) against a local instance.
 conformance: install

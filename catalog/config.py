@@ -99,9 +99,9 @@ DEFAULTS = RegistryConfig(
         max_file_bytes=4 * MIB,
         max_skill_total_bytes=16 * MIB,
     ),
-    pagination=Pagination(default_limit=50, max_limit=200),
-    search=SearchSettings(default_limit=20, max_limit=100, excerpt_chars=240),
-    file_page_bytes=64 * 1024,
+    pagination=Pagination(default_limit=20, max_limit=50),
+    search=SearchSettings(default_limit=10, max_limit=25, excerpt_chars=240),
+    file_page_bytes=32 * 1024,
 )
 
 # The hard ceiling of every integer setting, by dotted key (docs/reference.md#limits).

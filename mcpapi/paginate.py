@@ -49,6 +49,13 @@ class Paginator:
         end = min(start + limit, total)
         return Page(start, end, self.cursor_at(end) if end < total else None)
 
+    def next_after(self, page: Page, count: int) -> str | None:
+        """The cursor after the first `count` items of `page`: a page may hold fewer than it
+        asked for when the rest would not fit in one answer (docs/reference.md#answer-sizes)."""
+        if count < page.end - page.start:
+            return self.cursor_at(page.start + count)
+        return page.next_cursor
+
     def cursor_at(self, position: int) -> str:
         return cursors.encode(self.revision, self.query, position)
 

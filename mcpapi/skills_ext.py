@@ -35,10 +35,11 @@ def list_skills(view: SnapshotView, cursor: str | None) -> RawJson:
         page = paginator.page(cursor, len(skills), view.config.pagination.default_limit)
     except (cursors.InvalidCursor, cursors.StaleCursor):
         raise bad_cursor() from None
-    listed = wire.extension_skills(view, skills[page.start : page.end])
+    listed, count = wire.extension_skills(view, skills[page.start : page.end])
     fields: list[tuple[str, Any]] = [("skills", listed)]
-    if page.next_cursor is not None:
-        fields.append(("nextCursor", page.next_cursor))
+    next_cursor = paginator.next_after(page, count)
+    if next_cursor is not None:
+        fields.append(("nextCursor", next_cursor))
     return wire.encode_object(fields)
 
 

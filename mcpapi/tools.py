@@ -19,6 +19,7 @@ from catalog.paths import is_well_formed_path
 from catalog.search import normalise
 from catalog.searchquery import parse_query
 from mcpapi import cursors, wire
+from mcpapi.answer_size import PAGE_ITEM_BYTES, utf8_size
 from mcpapi.jsonrpc import InvalidParams, RawJson, dumps_text
 from mcpapi.paginate import Page, Paginator
 from mcpapi.params import ArgumentError, validate_object
@@ -71,8 +72,8 @@ def skills_list(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
     skills = view.search_index().with_tags(tags) if tags else view.skills
     paginator = Paginator(view.ref.sha, "skills_list", tags, view.zdr_cleared)
     page = _page(view, paginator, args, len(skills), limit)
-    listed = wire.metadata_list(view, skills[page.start : page.end])
-    return (("skills", listed), ("next_cursor", page.next_cursor))
+    listed, count = wire.metadata_list(view, skills[page.start : page.end])
+    return (("skills", listed), ("next_cursor", paginator.next_after(page, count)))
 
 
 def skills_search(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
@@ -85,8 +86,8 @@ def skills_search(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
     hits = view.search_index().search(query, tags)
     paginator = Paginator(view.ref.sha, "skills_search", query, tags, view.zdr_cleared)
     page = _page(view, paginator, args, len(hits), limit)
-    results = wire.search_results(view, hits[page.start : page.end], settings.excerpt_chars)
-    return (("results", results), ("next_cursor", page.next_cursor))
+    results, count = wire.search_results(view, hits[page.start : page.end], settings.excerpt_chars)
+    return (("results", results), ("next_cursor", paginator.next_after(page, count)))
 
 
 def _check_search(args: dict[str, Any]) -> None:
@@ -143,11 +144,11 @@ def skills_get_file(args: dict[str, Any], view: SnapshotView) -> wire.Fields:
     data = catalog.read_blob(entry.sha256)
     if offset > len(data) or (offset < len(data) and _is_continuation_byte(data[offset])):
         raise ToolError(INVALID_CURSOR, "The cursor does not point into this file.")
-    end = page_end(data, offset, view.config.file_page_bytes)
+    end, text = fitted_page(data, offset, page_end(data, offset, view.config.file_page_bytes))
     return (
         ("id", skill.id),
         ("path", entry.path),
-        ("text", data[offset:end].decode("utf-8")),
+        ("text", text),
         ("offset", offset),
         ("size", entry.size),
         ("sha256", entry.sha256),
@@ -172,6 +173,25 @@ def page_end(data: bytes, offset: int, page_bytes: int) -> int:
             while end < len(data) and _is_continuation_byte(data[end]):
                 end += 1
     return end
+
+
+# JSON writes one byte of text as at most six (a control character as \u00XX): a page of fewer
+# bytes than the answer budget over this always fits, and is not measured.
+_MOST_ESCAPED = 6
+
+
+def fitted_page(data: bytes, offset: int, end: int) -> tuple[int, str]:
+    """The page data[offset:end] as text, cut shorter (on a character boundary) when its JSON
+    would take the answer past the budget: a file of quotes, backslashes or control
+    characters escapes to several times its size (docs/reference.md#answer-sizes)."""
+    text = data[offset:end].decode("utf-8")
+    while (end - offset) * _MOST_ESCAPED > PAGE_ITEM_BYTES:
+        size = utf8_size(dumps_text(text))
+        if size <= PAGE_ITEM_BYTES:
+            break
+        end = page_end(data, offset, (end - offset) * PAGE_ITEM_BYTES // size)
+        text = data[offset:end].decode("utf-8")
+    return end, text
 
 
 def _is_continuation_byte(byte: int) -> bool:

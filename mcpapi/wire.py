@@ -21,6 +21,7 @@ from typing import Any, NewType
 from catalog.index import FileEntry, SkillEntry, SnapshotIndex, SnapshotRef, SnapshotView
 from catalog.report import OmittedFile
 from catalog.search import SearchHit
+from mcpapi.answer_size import PAGE_ITEM_BYTES, utf8_size
 from mcpapi.jsonrpc import RawJson, dumps_text
 
 API_VERSION = "1"
@@ -112,20 +113,20 @@ def metadata(skill: SkillEntry) -> dict[str, Any]:
     return dict(_metadata_fields(skill))
 
 
-def metadata_list(view: SnapshotView, skills: Iterable[SkillEntry]) -> RawJson:
-    """An array of the skills' metadata objects."""
+def metadata_list(view: SnapshotView, skills: Iterable[SkillEntry]) -> tuple[RawJson, int]:
+    """An array of the skills' metadata objects, as many of them as fit in a page
+    (fitted_array), and how many that is."""
     memo = _memo(view)
-    return RawJson(
-        "["
-        + ",".join("{" + (memo.get(skill.id) or _metadata_members(memo, skill)) + "}" for skill in skills)
-        + "]"
+    return fitted_array(
+        RawJson("{" + (memo.get(skill.id) or _metadata_members(memo, skill)) + "}") for skill in skills
     )
 
 
-def search_results(view: SnapshotView, hits: Iterable[SearchHit], excerpt_chars: int) -> RawJson:
-    """An array of search results: each skill's metadata, why it matched, and an excerpt."""
+def search_results(view: SnapshotView, hits: Iterable[SearchHit], excerpt_chars: int) -> tuple[RawJson, int]:
+    """An array of search results (each skill's metadata, why it matched, and an excerpt), as
+    many of them as fit in a page (fitted_array), and how many that is."""
     memo = _memo(view)
-    return json_array(
+    return fitted_array(
         json_object(
             memo.get(hit.skill.id) or _metadata_members(memo, hit.skill),
             _plain_members(
@@ -137,6 +138,21 @@ def search_results(view: SnapshotView, hits: Iterable[SearchHit], excerpt_chars:
         )
         for hit in hits
     )
+
+
+def fitted_array(items: Iterable[RawJson], budget: int = PAGE_ITEM_BYTES) -> tuple[RawJson, int]:
+    """The array of `items` up to the first one that would take it past `budget` bytes of
+    UTF-8 (never fewer than one item), and how many it holds: a page a client hands its model
+    whole however large its skills are (docs/reference.md#answer-sizes). Items after the cut
+    are not encoded."""
+    kept: list[RawJson] = []
+    size = 2
+    for item in items:
+        size += utf8_size(item) + 1
+        if size > budget and kept:
+            break
+        kept.append(item)
+    return json_array(kept), len(kept)
 
 
 def manifest_entry(entry: FileEntry) -> dict[str, Any]:
@@ -210,9 +226,10 @@ def skill_uri(skill_id: str, path: str = SKILL_MD) -> str:
     return f"{SKILL_SCHEME}{skill_id}/{path}"
 
 
-def extension_skills(view: SnapshotView, skills: Iterable[SkillEntry]) -> RawJson:
-    """An array of the skills as the skills extension gives them (extension_skill)."""
-    return json_array(extension_skill(view, skill) for skill in skills)
+def extension_skills(view: SnapshotView, skills: Iterable[SkillEntry]) -> tuple[RawJson, int]:
+    """An array of the skills as the skills extension gives them (extension_skill), as many as
+    fit in a page (fitted_array), and how many that is."""
+    return fitted_array(extension_skill(view, skill) for skill in skills)
 
 
 def extension_skill(view: SnapshotView, skill: SkillEntry) -> RawJson:

@@ -125,8 +125,8 @@ def test_it_lower_cases_extensions() -> None:
 
 
 def test_a_max_limit_below_the_default_page_size_says_the_page_size_is_the_default() -> None:
-    message = refusal(b'{"pagination": {"max_limit": 10}}')
-    assert "pagination.default_limit (50, the default) must not exceed pagination.max_limit (10)" in message
+    message = refusal(b'{"pagination": {"max_limit": 5}}')
+    assert "pagination.default_limit (20, the default) must not exceed pagination.max_limit (5)" in message
 
 
 def test_it_rejects_a_default_limit_above_the_max() -> None:

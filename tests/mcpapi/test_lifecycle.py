@@ -6,7 +6,7 @@ import jsonschema
 import pytest
 
 from tests.support.mcp import McpClient, publish_head
-from tests.support.repos import config_with_sections
+from tests.support.repos import DEFAULT_CONFIG, config_with_sections
 
 pytestmark = pytest.mark.django_db
 
@@ -92,10 +92,10 @@ def test_input_schemas_state_the_bounds_the_server_enforces(mcp: McpClient, stan
     assert tools["skills_list"]["limit"] | {"description": ""} == {
         "type": "integer",
         "minimum": 1,
-        "maximum": 200,
+        "maximum": DEFAULT_CONFIG["pagination"]["max_limit"],
         "description": "",
     }
-    assert tools["skills_search"]["limit"]["maximum"] == 100
+    assert tools["skills_search"]["limit"]["maximum"] == DEFAULT_CONFIG["search"]["max_limit"]
     assert tools["skills_search"]["limit"]["minimum"] == 1
     assert tools["skills_search"]["query"]["maxLength"] == 1024
     assert tools["skills_list"]["tags"]["maxItems"] == 32

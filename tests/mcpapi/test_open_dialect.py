@@ -12,9 +12,10 @@ import pytest
 
 from tests.support.mcp import McpClient, publish_head
 from tests.support.open_repos import EVERYTHING, FIXTURES, PLUGINS, ZDR_SKILLS, OpenFixture
-from tests.support.repos import SkillRepo
+from tests.support.repos import DEFAULT_CONFIG, SkillRepo
 
 pytestmark = pytest.mark.django_db
+LIST_MAX = DEFAULT_CONFIG["pagination"]["max_limit"]
 
 # Small pages: files are served across several of them, so the join is what is checked.
 PAGE_BYTES = 16
@@ -103,7 +104,7 @@ def test_metadata_carries_path_and_a_null_version(
     make_repo: Callable[..., SkillRepo], mcp: McpClient
 ) -> None:
     published(make_repo, EVERYTHING)
-    listed = {skill["id"]: skill for skill in mcp.ok("skills_list", limit=100)["skills"]}
+    listed = {skill["id"]: skill for skill in mcp.ok("skills_list", limit=LIST_MAX)["skills"]}
     for skill in EVERYTHING.skills:
         if skill.required_zdr:
             assert skill.id not in listed
@@ -145,7 +146,7 @@ def test_results_match_the_output_schemas(make_repo: Callable[..., SkillRepo], m
     schemas = {tool["name"]: tool["outputSchema"] for tool in mcp_zdr.result("tools/list")["tools"]}
     for skill in EVERYTHING.skills:
         jsonschema.validate(mcp_zdr.ok("skills_get", id=skill.id), schemas["skills_get"])
-    jsonschema.validate(mcp_zdr.ok("skills_list", limit=100), schemas["skills_list"])
+    jsonschema.validate(mcp_zdr.ok("skills_list", limit=LIST_MAX), schemas["skills_list"])
     jsonschema.validate(mcp_zdr.ok("skills_search", query="notes"), schemas["skills_search"])
     assert schemas["skills_get"]["properties"]["metadata"]["properties"]["version"]["type"] == [
         "string",
@@ -178,8 +179,8 @@ def test_an_open_zdr_skill_is_invisible_to_an_uncleared_caller_everywhere(
 ) -> None:
     published(make_repo, EVERYTHING)
     skill = EVERYTHING.skill(skill_id)
-    everyone = mcp_zdr.ok("skills_list", limit=100)["skills"]
-    uncleared = mcp.ok("skills_list", limit=100)["skills"]
+    everyone = mcp_zdr.ok("skills_list", limit=LIST_MAX)["skills"]
+    uncleared = mcp.ok("skills_list", limit=LIST_MAX)["skills"]
     assert skill_id in {s["id"] for s in everyone} and skill_id not in {s["id"] for s in uncleared}
     assert len(everyone) - len(uncleared) == len(ZDR_SKILLS)
     answers: list[Any] = [uncleared]

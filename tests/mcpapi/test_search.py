@@ -4,8 +4,10 @@ The ranking rules themselves are tested as pure functions in tests/catalog/test_
 import pytest
 
 from tests.support.mcp import McpClient, publish_head
-from tests.support.repos import config_with_sections
+from tests.support.repos import DEFAULT_CONFIG, config_with_sections
 from tests.support.tokens import ZDR_TOKEN
+
+SEARCH_MAX = DEFAULT_CONFIG["search"]["max_limit"]
 
 # --- through skills_search ----------------------------------------------------------------
 
@@ -70,7 +72,7 @@ def test_a_search_cursor_is_bound_to_its_query(mcp: McpClient, standard) -> None
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("limit", "rule"), [(0, "at least 1"), (101, "at most 100")])
+@pytest.mark.parametrize(("limit", "rule"), [(0, "at least 1"), (SEARCH_MAX + 1, f"at most {SEARCH_MAX}")])
 def test_search_limit_out_of_range_is_an_invalid_argument_error(
     mcp: McpClient, standard, limit: int, rule: str
 ) -> None:

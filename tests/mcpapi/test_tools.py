@@ -9,8 +9,10 @@ import pytest
 
 from catalog.publishing import publish
 from tests.support.mcp import McpClient, Published, publish_head
-from tests.support.repos import config_with_sections
+from tests.support.repos import DEFAULT_CONFIG, config_with_sections
 from tests.support.standard import GUIDE, SCRIPT, add_standard_skills
+
+LIST_MAX = DEFAULT_CONFIG["pagination"]["max_limit"]
 
 pytestmark = pytest.mark.django_db
 
@@ -166,7 +168,9 @@ def test_list_defaults_to_the_configured_page_size(mcp: McpClient, make_repo) ->
     assert len(mcp.ok("skills_list")["skills"]) == 2
 
 
-@pytest.mark.parametrize(("limit", "rule"), [(0, "at least 1"), (-1, "at least 1"), (201, "at most 200")])
+@pytest.mark.parametrize(
+    ("limit", "rule"), [(0, "at least 1"), (-1, "at least 1"), (LIST_MAX + 1, f"at most {LIST_MAX}")]
+)
 def test_list_limit_out_of_range_is_an_invalid_argument_error(
     mcp: McpClient, standard: Published, limit: int, rule: str
 ) -> None:
@@ -175,7 +179,7 @@ def test_list_limit_out_of_range_is_an_invalid_argument_error(
 
 def test_list_limit_bounds_are_inclusive(mcp: McpClient, standard: Published) -> None:
     assert len(mcp.ok("skills_list", limit=1)["skills"]) == 1
-    assert len(mcp.ok("skills_list", limit=200)["skills"]) == 3
+    assert len(mcp.ok("skills_list", limit=LIST_MAX)["skills"]) == 3
 
 
 def test_the_maximum_limit_is_the_published_configs(mcp: McpClient, make_repo) -> None:

@@ -55,11 +55,13 @@ def test_objects_composed_from_members_are_what_the_encoder_makes_of_the_dict() 
 
 def test_metadata_is_the_skills_fields_in_order() -> None:
     alpha, beta = skill("alpha"), skill("beta")
-    assert json.loads(wire.metadata_list(view_of(alpha, beta), [alpha, beta])) == [
+    listed, count = wire.metadata_list(view_of(alpha, beta), [alpha, beta])
+    assert count == 2
+    assert json.loads(listed) == [
         json.loads(dumps_text(wire.metadata(alpha))),
         json.loads(dumps_text(wire.metadata(beta))),
     ]
-    assert wire.metadata_list(view_of(alpha), []) == "[]"
+    assert wire.metadata_list(view_of(alpha), []) == ("[]", 0)
     assert json.loads(dumps_text(wire.metadata(alpha))) == {
         "id": "alpha",
         "name": "Skill “alpha”",
@@ -90,7 +92,9 @@ def test_a_search_result_is_the_metadata_then_match_reasons_then_excerpt() -> No
     alpha = skill("alpha")
     view = view_of(alpha)
     [hit] = SearchIndex(view.skills).search("review")
-    [result] = json.loads(wire.search_results(view, [hit], 6))
+    results, count = wire.search_results(view, [hit], 6)
+    [result] = json.loads(results)
+    assert count == 1
     assert result == {
         **json.loads(dumps_text(wire.metadata(alpha))),
         "match_reasons": [{"rule": rule, "term": term} for rule, term in hit.match_reasons()],
