@@ -31,7 +31,7 @@ def make_run(tmp_path: Path) -> Iterator[Callable[..., tuple[str, str]]]:
         with open(log, "w") as output:
             process = subprocess.Popen(
                 # -o: never reinstall the virtualenv from inside the suite.
-                ["make", "-o", ".venv/.installed", "run", "HOST=127.0.0.1", f"PORT={port}"],
+                ["make", "-o", ".venv/.installed-run", "run", "HOST=127.0.0.1", f"PORT={port}"],
                 cwd=PROJECT_DIR,
                 env=env,
                 stdout=output,
