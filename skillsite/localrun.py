@@ -102,12 +102,18 @@ def visibility_line(token: str) -> str:
     line = f"{total} skill{'' if total == 1 else 's'} published; the token below sees {visible}"
     if hidden:
         line += (
-            f" ({hidden} {'is' if hidden == 1 else 'are'} ZDR-only: required_zdr, for ZDR-cleared callers)"
+            f" ({hidden} {'is' if hidden == 1 else 'are'} ZDR-only, hidden from tokens not cleared for ZDR)"
         )
     return line
 
 
+# A wildcard address is where gunicorn listens, not a name to connect to: a client sending
+# `Host: 0.0.0.0` would be refused by ALLOWED_HOSTS. The banner connects through loopback.
+_WILDCARDS = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "[::]": "[::1]"}  # noqa: S104 - names compared
+
+
 def banner(host: str, port: int, skills_line: str = "") -> str:
+    host = _WILDCARDS.get(host, host)
     url = f"http://{host}:{port}/mcp"
     token = read_local_token()
     return "\n".join(

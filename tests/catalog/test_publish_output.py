@@ -49,7 +49,9 @@ def test_publish_prints_human_lines_on_stdout_and_no_json_log_line(
     assert done.stderr == ""
 
 
-def test_publish_writes_its_json_log_line_at_verbosity_2(database: TempDatabase, skill_repo: SkillRepo) -> None:
+def test_publish_writes_its_json_log_line_at_verbosity_2(
+    database: TempDatabase, skill_repo: SkillRepo
+) -> None:
     sha = two_skills(skill_repo)
 
     done = database.manage("publish", "HEAD", "--repo", str(skill_repo.root), "-v", "2", LOG_FORMAT="json")
@@ -67,11 +69,14 @@ def _publish(repo: Path | str, rev: str = "HEAD") -> str:
 
 
 @pytest.mark.django_db
-def test_already_active_names_the_uncommitted_skill_changes_a_commit_would_publish(skill_repo: SkillRepo) -> None:
+def test_already_active_names_the_uncommitted_skill_changes_a_commit_would_publish(
+    skill_repo: SkillRepo,
+) -> None:
     sha = two_skills(skill_repo)
     _publish(skill_repo.root)
     skill_repo.add_skill("gamma")  # new, untracked
-    skill_repo.write("skills/alpha/SKILL.md", (skill_repo.root / "skills/alpha/SKILL.md").read_text() + "More.\n")
+    alpha = skill_repo.root / "skills/alpha/SKILL.md"
+    skill_repo.write("skills/alpha/SKILL.md", alpha.read_text() + "More.\n")  # modified
     skill_repo.remove("skills/beta/SKILL.md")  # deleted
     skill_repo.write("notes.txt", "outside skills_dir: not a skill change\n")
 
@@ -113,7 +118,9 @@ def test_already_active_says_nothing_more_for_a_clean_tree_or_an_older_commit(sk
 
 
 @pytest.mark.django_db
-def test_already_active_from_a_bare_repository_says_nothing_more(skill_repo: SkillRepo, tmp_path: Path) -> None:
+def test_already_active_from_a_bare_repository_says_nothing_more(
+    skill_repo: SkillRepo, tmp_path: Path
+) -> None:
     sha = two_skills(skill_repo)
     bare = tmp_path / "bare.git"
     git.Repo.clone_from(str(skill_repo.root), str(bare), bare=True).close()
