@@ -36,13 +36,14 @@ install: $(VENV)/.installed
 # repository than last time is what SKILLS_REPO_PATH asks for: hence --switch-repository, which
 # changes nothing while the repository stays the same (docs/reference.md#commands).
 # check-port comes first: a taken address is one line and no banner, never gunicorn retrying.
+# The steps are not echoed (@): what a person reads is README's "What make run prints".
 run: $(VENV)/.installed-run
-	$(PY) -m skillsite.localrun check-port --host $(HOST) --port $(PORT)
-	$(PY) -m skillsite.localrun prepare
-	. var/local.env && $(PY) -m skillsite.localrun migrate
-	. var/local.env && $(PY) manage.py publish HEAD --repo "$${SKILLS_REPO_PATH:-.}" --switch-repository
-	. var/local.env && $(PY) -m skillsite.localrun banner --host $(HOST) --port $(PORT)
-	. var/local.env && exec $(VENV)/bin/gunicorn --config gunicorn.conf.py --bind $(HOST):$(PORT) skillsite.wsgi
+	@$(PY) -m skillsite.localrun check-port --host $(HOST) --port $(PORT)
+	@$(PY) -m skillsite.localrun prepare
+	@. var/local.env && $(PY) -m skillsite.localrun migrate
+	@. var/local.env && $(PY) manage.py publish HEAD --repo "$${SKILLS_REPO_PATH:-.}" --switch-repository
+	@. var/local.env && $(PY) -m skillsite.localrun banner --host $(HOST) --port $(PORT)
+	@. var/local.env && exec $(VENV)/bin/gunicorn --config gunicorn.conf.py --bind $(HOST):$(PORT) skillsite.wsgi
 
 # The whole suite (SQLite; set TEST_DATABASE_URL for PostgreSQL).
 test: install
