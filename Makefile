@@ -23,11 +23,13 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@ $(VENV)/.installed-run
 
+# -qq: setuptools' ten-line notice about editable installs is not for a person serving.
 $(VENV)/.installed-run: pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e .
-	touch $@
+	@echo "Installing the runtime dependencies into $(VENV) (once; about 20 s)"
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install -qq --upgrade pip
+	@$(PY) -m pip install -qq -e .
+	@touch $@
 
 install: $(VENV)/.installed
 

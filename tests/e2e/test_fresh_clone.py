@@ -13,6 +13,7 @@ import re
 import shlex
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,9 +50,9 @@ def readme_block() -> list[str]:
 def line_pattern(line: str, port: int) -> re.Pattern[str]:
     """A README line as a pattern: each `<placeholder>` stands for any text without white space
     (`<counts>` for anything), and the README's port is the one served."""
-    parts = re.split(r"(<[a-z]+>)", line.replace(f":{README_PORT}", f":{port}"))
+    parts = re.split(r"(<[A-Za-z]+>)", line.replace(f":{README_PORT}", f":{port}"))
     pattern = "".join(
-        (".+?" if part == "<counts>" else r"\S+") if re.fullmatch(r"<[a-z]+>", part) else re.escape(part)
+        (".+?" if part == "<counts>" else r"\S+") if re.fullmatch(r"<[A-Za-z]+>", part) else re.escape(part)
         for part in parts
     )
     return re.compile(pattern)
@@ -60,7 +61,7 @@ def line_pattern(line: str, port: int) -> re.Pattern[str]:
 def clean_environment(home: Path) -> dict[str, str]:
     """What a person's new shell has: a PATH without this test run's virtualenv, a HOME of
     its own, no pip cache; nothing else of this run (no DATABASE_URL, no token)."""
-    venv_bin = str(Path(os.sys.executable).parent)
+    venv_bin = str(Path(sys.executable).parent)
     path = os.pathsep.join(
         entry for entry in os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep) if entry != venv_bin
     )
@@ -125,6 +126,7 @@ def test_a_fresh_clone_serves_with_make_run_and_the_printed_command_connects(
 
     # README's block, line by line and in order, among everything make run printed.
     lines = output.splitlines()
+    assert lines[0] == "Installing the runtime dependencies into .venv (once; about 20 s)", output
     position = 0
     for expected in readme_block():
         pattern = line_pattern(expected, port)
@@ -132,6 +134,7 @@ def test_a_fresh_clone_serves_with_make_run_and_the_printed_command_connects(
         assert found is not None, f"make run did not print, after line {position}:\n{expected}\n\n{output}"
         position = found + 1
     assert "Applying " not in output, "migrations in one line"
+    assert "BuildBackendWarning" not in output and "Please be careful" not in output, "pip's install is quiet"
 
     # The printed Claude Code command, taken apart as the shell would: its URL and its header.
     [command] = [line.strip() for line in lines if line.strip().startswith("claude mcp add ")]
