@@ -32,6 +32,7 @@ from catalog import (
     trees,
     typos,
     validation,
+    version_field,
 )
 
 # Every module whose code decides a verdict: validation and all it imports from the catalog
@@ -54,6 +55,7 @@ RULE_MODULES: tuple[ModuleType, ...] = (
     trees,
     typos,
     validation,
+    version_field,
 )
 
 
