@@ -41,7 +41,9 @@ def test_publish_prints_human_lines_on_stdout_and_no_json_log_line(
 ) -> None:
     sha = two_skills(skill_repo)
 
-    done = database.manage("publish", "HEAD", "--repo", str(skill_repo.root), LOG_FORMAT="json")
+    done = database.manage(
+        "publish", "HEAD", "--repo", str(skill_repo.root), LOG_FORMAT="json", LOG_LEVEL="INFO"
+    )
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"Published {sha}: 2 skills (")
@@ -49,12 +51,15 @@ def test_publish_prints_human_lines_on_stdout_and_no_json_log_line(
     assert done.stderr == ""
 
 
-def test_publish_writes_its_json_log_line_at_verbosity_2(
-    database: TempDatabase, skill_repo: SkillRepo
+@pytest.mark.parametrize(("flags", "env"), [(["-v", "2"], {}), ([], {"LOG_LEVEL": "DEBUG"})])
+def test_publish_writes_its_json_log_line_when_asked(
+    database: TempDatabase, skill_repo: SkillRepo, flags: list[str], env: dict[str, str]
 ) -> None:
     sha = two_skills(skill_repo)
 
-    done = database.manage("publish", "HEAD", "--repo", str(skill_repo.root), "-v", "2", LOG_FORMAT="json")
+    done = database.manage(
+        "publish", "HEAD", "--repo", str(skill_repo.root), *flags, LOG_FORMAT="json", **env
+    )
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"Published {sha}: ")

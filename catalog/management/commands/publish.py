@@ -73,8 +73,9 @@ class Command(BaseCommand):
 @contextmanager
 def _log_line_only_at(verbosity: int) -> Iterator[None]:
     """The JSON log line is for machines (it goes wherever LOGGING sends it, stderr by
-    default): between a person's human lines it is noise, so only -v 2 asks for it."""
-    if verbosity >= LOG_VERBOSITY:
+    default): between a person's human lines it is noise, so only -v 2 (or LOG_LEVEL=DEBUG)
+    asks for it."""
+    if verbosity >= LOG_VERBOSITY or settings.LOG_LEVEL == "DEBUG":
         yield
         return
     previous = publish_logger.level
