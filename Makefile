@@ -14,11 +14,22 @@ PRODUCTION_LIKE_ENV = DJANGO_SECRET_KEY=lint-$$(head -c 48 /dev/urandom | od -An
 
 .PHONY: install run test test-fast lint conformance bench bench-full bench-search bench-sizes clean
 
+# Two stamps: `make run` installs the runtime dependencies only; everything else (tests,
+# lint, benchmarks) the development extras too. Once .installed exists it serves `make run`
+# as well (the dev extras include the runtime ones).
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
-	touch $@
+	touch $@ $(VENV)/.installed-run
+
+# -qq: setuptools' ten-line notice about editable installs is not for a person serving.
+$(VENV)/.installed-run: pyproject.toml
+	@echo "Installing the runtime dependencies into $(VENV) (once; about 20 s)"
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@$(PY) -m pip install -qq --upgrade pip
+	@$(PY) -m pip install -qq -e .
+	@touch $@
 
 install: $(VENV)/.installed
 
@@ -26,12 +37,15 @@ install: $(VENV)/.installed
 # project with its bundled skills/), and serve through gunicorn. Locally, serving another
 # repository than last time is what SKILLS_REPO_PATH asks for: hence --switch-repository, which
 # changes nothing while the repository stays the same (docs/reference.md#commands).
-run: install
-	$(PY) -m skillsite.localrun prepare
-	. var/local.env && $(PY) manage.py migrate --noinput
-	. var/local.env && $(PY) manage.py publish HEAD --repo "$${SKILLS_REPO_PATH:-.}" --switch-repository
-	. var/local.env && $(PY) -m skillsite.localrun banner --host $(HOST) --port $(PORT)
-	. var/local.env && exec $(VENV)/bin/gunicorn --config gunicorn.conf.py --bind $(HOST):$(PORT) skillsite.wsgi
+# check-port comes first: a taken address is one line and no banner, never gunicorn retrying.
+# The steps are not echoed (@): what a person reads is README's "What make run prints".
+run: $(VENV)/.installed-run
+	@$(PY) -m skillsite.localrun check-port --host $(HOST) --port $(PORT)
+	@$(PY) -m skillsite.localrun prepare
+	@. var/local.env && $(PY) -m skillsite.localrun migrate
+	@. var/local.env && $(PY) manage.py publish HEAD --repo "$${SKILLS_REPO_PATH:-.}" --switch-repository
+	@. var/local.env && $(PY) -m skillsite.localrun banner --host $(HOST) --port $(PORT)
+	@. var/local.env && exec $(VENV)/bin/gunicorn --config gunicorn.conf.py --bind $(HOST):$(PORT) skillsite.wsgi
 
 # The whole suite (SQLite; set TEST_DATABASE_URL for PostgreSQL).
 test: install

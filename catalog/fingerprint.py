@@ -39,6 +39,7 @@ RULE_MODULES: tuple[ModuleType, ...] = tuple(
         "trees",
         "typos",
         "validation",
+        "version_field",
     )
 )
 

@@ -10,9 +10,10 @@ everyone.
 
 from typing import Any
 
-from catalog.fields import MAX_ID_CHARS, FieldChecker, is_slug, parse_version, type_name
+from catalog.fields import MAX_ID_CHARS, is_slug, parse_version, type_name
 from catalog.strict_yaml import shown
 from catalog.typos import near_known_key
+from catalog.version_field import VersionField
 
 MAX_COMPATIBILITY_CHARS = 500
 
@@ -40,7 +41,7 @@ METADATA_STAND_INS = ("version", "required_zdr")
 _ZDR_STRINGS = {"true": True, "false": False}
 
 
-class OpenChecker(FieldChecker):
+class OpenChecker(VersionField):
     """`check` returns the values that passed, under the registry's names (`id` for name)."""
 
     def check(self, data: dict[Any, Any]) -> dict[str, Any]:
@@ -109,7 +110,8 @@ class OpenChecker(FieldChecker):
             self.fail(
                 "invalid_name",
                 f"name {shown(value)} must be lowercase letters and digits separated by single '-', "
-                f"1 to {MAX_ID_CHARS} characters (it is the skill's id)",
+                f"1 to {MAX_ID_CHARS} characters (it is the skill's id)"
+                + (f"; it has {len(value)}" if len(value) > MAX_ID_CHARS else ""),
             )
             return None
         return value

@@ -9,9 +9,10 @@ import difflib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from catalog.fields import LINE_BREAKS, MAX_ID_CHARS, FieldChecker, duplicates, is_slug
+from catalog.fields import LINE_BREAKS, MAX_ID_CHARS, duplicates, is_slug
 from catalog.paths import path_problem
 from catalog.strict_yaml import shown
+from catalog.version_field import VersionField
 
 SKILL_MD = "SKILL.md"
 MAX_NAME_CHARS = 100
@@ -28,7 +29,7 @@ OPTIONAL_DEFAULTS: Mapping[str, Any] = {
 KNOWN_KEYS = REQUIRED_KEYS + tuple(OPTIONAL_DEFAULTS)
 
 
-class RegistryChecker(FieldChecker):
+class RegistryChecker(VersionField):
     """The key and type rules; `check` returns the values that passed."""
 
     def check(self, data: dict[Any, Any]) -> dict[str, Any]:
@@ -82,7 +83,8 @@ class RegistryChecker(FieldChecker):
             self.fail(
                 "invalid_id",
                 f"id {value!r} must be lowercase letters and digits separated by single '-', "
-                f"at most {MAX_ID_CHARS} characters",
+                f"at most {MAX_ID_CHARS} characters"
+                + (f"; it has {len(value)}" if len(value) > MAX_ID_CHARS else ""),
             )
             return None
         return value
@@ -91,7 +93,7 @@ class RegistryChecker(FieldChecker):
         if self.string("name", value) is None:
             return None
         if not value.strip() or len(value) > MAX_NAME_CHARS or LINE_BREAKS.intersection(value):
-            self.fail("invalid_name", f"name must be one line of 1 to {MAX_NAME_CHARS} characters")
+            self.fail("invalid_name", _name_message(value))
             return None
         return value
 
@@ -121,3 +123,12 @@ def _unknown_key_message(key: Any) -> str:
     if close:
         return f"unknown key {key!r}: did you mean {close[0]!r}?"
     return f"unknown key {key!r} (keys are: {', '.join(KNOWN_KEYS)})"
+
+
+def _name_message(name: str) -> str:
+    rule = f"name must be one line of 1 to {MAX_NAME_CHARS} characters"
+    if LINE_BREAKS.intersection(name):
+        return f"{rule}; it holds a line break (write it on one line)"
+    if not name.strip():
+        return f"{rule}; it is empty"
+    return f"{rule}; it has {len(name)} (shorten it by {len(name) - MAX_NAME_CHARS})"

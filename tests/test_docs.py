@@ -83,3 +83,26 @@ def test_every_management_command_is_documented() -> None:
     docs = DEPLOY_DOC.read_text() + README.read_text()
     missing = [name for name in management_commands() if not documents_command(docs, name)]
     assert not missing, f"management commands not documented in docs/deploy.md or README.md: {missing}"
+
+
+def test_the_readme_authoring_example_passes_check_skills_without_a_warning(tmp_path: Path) -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from tests.support.repos import SkillRepo
+
+    example = re.search(r"```markdown\n(.*?)```", README.read_text(), flags=re.S)
+    assert example is not None, "README.md has no ```markdown example of a SKILL.md"
+    text = example.group(1)
+    skill_id = re.search(r"^id: (\S+)", text, flags=re.M)
+    assert skill_id is not None
+    repo = SkillRepo(tmp_path / "repo")
+    repo.write(f"skills/{skill_id.group(1)}/SKILL.md", text)
+    for listed in re.findall(r"^  - (\S+)$", text, flags=re.M):
+        repo.write(f"skills/{skill_id.group(1)}/{listed}", "An example file.\n")
+    out = StringIO()
+
+    call_command("check_skills", "--repo", str(repo.root), stdout=out, stderr=StringIO())
+
+    assert out.getvalue() == "OK: 1 skill valid.\n"

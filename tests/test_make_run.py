@@ -2,7 +2,9 @@
 publishes that repository's HEAD, also over a database that served the bundled skills before."""
 
 import os
+import re
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -31,7 +33,7 @@ def make_run(tmp_path: Path) -> Iterator[Callable[..., tuple[str, str]]]:
         with open(log, "w") as output:
             process = subprocess.Popen(
                 # -o: never reinstall the virtualenv from inside the suite.
-                ["make", "-o", ".venv/.installed", "run", "HOST=127.0.0.1", f"PORT={port}"],
+                ["make", "-o", ".venv/.installed-run", "run", "HOST=127.0.0.1", f"PORT={port}"],
                 cwd=PROJECT_DIR,
                 env=env,
                 stdout=output,
@@ -76,6 +78,10 @@ def test_make_run_serves_the_repository_skills_repo_path_names(
 
         assert f"Published {head}: 1 skills" in output
         assert "of another repository" in output
+        # Migrations in one line (this database was migrated before: none of them now).
+        assert re.search(r"^database ready \(\d+ migrations applied, 0 of them now\)$", output, re.M)
+        assert "Applying " not in output and "Operations to perform" not in output
+        assert "1 skill published; the token below sees 1\n" in output
         token = next(
             line.partition("=")[2].strip("'")
             for line in (PROJECT_DIR / "var" / "local.env").read_text().splitlines()
@@ -94,3 +100,26 @@ def test_make_run_serves_the_repository_skills_repo_path_names(
         ).json()
         ids = [skill["id"] for skill in listed["result"]["structuredContent"]["skills"]]
         assert ids == ["team-release"]
+
+
+def test_make_run_stops_before_the_banner_when_the_address_is_taken(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            ["make", "-o", ".venv/.installed-run", "run", "HOST=127.0.0.1", f"PORT={port}"],
+            cwd=PROJECT_DIR,
+            env={**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'unused.sqlite3'}"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode != 0
+    assert f"make run: 127.0.0.1:{port} is already in use" in done.stderr
+    assert f"make run PORT={port + 1}" in done.stderr
+    # Neither the banner nor gunicorn was reached (gunicorn logs "Listening at" once bound).
+    everything = done.stdout + done.stderr
+    assert "Skills Registry serving" not in everything and "Starting gunicorn" not in everything
+    assert done.stderr.strip().splitlines()[0].startswith("make run: 127.0.0.1:")
+    assert not (tmp_path / "unused.sqlite3").exists(), "nothing after the check ran"

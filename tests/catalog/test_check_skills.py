@@ -83,7 +83,8 @@ def test_it_prints_json_problems_and_exits_1(skill_repo: SkillRepo) -> None:
                 "path": "skills/beta/SKILL.md",
                 "code": "invalid_version",
                 "severity": "error",
-                "message": "version '1.0' is not a semantic version (e.g. 1.2.3 or 1.0.0-rc.1)",
+                "message": "version '1.0' is not a semantic version; a version is three numbers "
+                "MAJOR.MINOR.PATCH such as 1.0.0: write version: 1.0.0",
             }
         ],
     }

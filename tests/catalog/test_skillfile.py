@@ -295,10 +295,27 @@ def test_it_rejects_a_version_that_is_not_semver(version: str) -> None:
     assert problem_codes(parse(version=version)) == ["invalid_version"]
 
 
-def test_it_rejects_an_unquoted_numeric_version_and_says_to_quote_it() -> None:
+def test_it_rejects_an_unquoted_numeric_version_and_says_to_write_three_numbers() -> None:
     parsed = parse_front("", front=VALID_FRONT.replace("version: 1.0.0", "version: 1.0"))
     assert problem_codes(parsed) == ["invalid_type"]
-    assert 'a string such as "1.2.3"' in only_problem(parsed)
+    assert only_problem(parsed).endswith(
+        "version 1.0 is a YAML number, not a version; a version is three numbers MAJOR.MINOR.PATCH "
+        "such as 1.0.0: write three numbers (version: 1.0.0, which YAML reads as text); "
+        "quoting 1.0 is not enough"
+    )
+
+
+@pytest.mark.parametrize(
+    ("version", "fix"),
+    [("1.0", "write version: 1.0.0"), ("v1.2.3", "write version: 1.2.3"), ("2", "write version: 2.0.0")],
+)
+def test_a_short_or_prefixed_version_is_told_the_three_numbers_to_write(version: str, fix: str) -> None:
+    message = only_problem(parse(version=version))
+    assert (
+        f"version {version!r} is not a semantic version; a version is three numbers MAJOR.MINOR.PATCH"
+        in message
+    )
+    assert message.endswith(fix)
 
 
 def test_it_rejects_a_tag_that_is_not_a_slug() -> None:
