@@ -4,6 +4,7 @@ Pure functions of plain values (no Django imports), so that settings.py, the
 system checks and the tests all derive the same things the same way.
 """
 
+import unicodedata
 from urllib.parse import urlsplit
 
 from accounts.oauth_names import REQUIRED_SCOPE
@@ -32,10 +33,22 @@ def base_url_problem(url: str) -> str | None:
     return None
 
 
+# Characters no redirect URI may hold: controls, invisible format characters (bidi overrides,
+# zero-width ones) and every separator. DOT stores a client's URIs joined by spaces and splits
+# them with str.split(), which also splits at U+2028, U+3000, U+0085...: one URI holding one
+# of them would be stored as two, the second never checked against the allowed hosts.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
+
+
+def has_hidden_characters(uri: str) -> bool:
+    return any(char.isspace() or unicodedata.category(char) in _HIDDEN_CATEGORIES for char in uri)
+
+
 def redirect_uri_allowed(uri: str, allowed_hosts: list[str]) -> bool:
     """The registration rule (docs/reference.md#oauth): https on one of `allowed_hosts` (exact names, the
-    default port), or http on loopback with any port. No user info, no fragment."""
-    if not isinstance(uri, str) or "#" in uri or any(ord(char) < 0x21 for char in uri):
+    default port), or http on loopback with any port. No user info, no fragment, and no
+    whitespace, separator, control or format character anywhere."""
+    if not isinstance(uri, str) or "#" in uri or has_hidden_characters(uri):
         return False
     try:
         parts = urlsplit(uri)

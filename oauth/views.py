@@ -35,7 +35,7 @@ from accounts.callers import Caller
 from accounts.errors import InvalidToken, LoginNotAllowed, UpstreamUnavailable
 from accounts.github import fetch_user
 from oauth import github
-from oauth.conf import redirect_uri_allowed
+from oauth.conf import has_hidden_characters, redirect_uri_allowed
 from oauth.signin import sign_in, signed_in_caller
 
 logger = logging.getLogger(__name__)
@@ -44,6 +44,7 @@ _PENDING = "github_sign_in"
 _AUTHORIZE_PATH = "/oauth/authorize/"
 _MAX_CODE_LENGTH = 512
 _REGISTRABLE_GRANTS = {"authorization_code", "refresh_token"}
+_MAX_SHOWN_URI = 200
 
 
 def require_oauth(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -164,14 +165,16 @@ def _registration_refusal(body: bytes) -> JsonResponse | None:
         return None
     uris = data.get("redirect_uris")
     allowed_hosts = settings.OAUTH_ALLOWED_REDIRECT_HOSTS
-    if isinstance(uris, list) and uris:
-        if not all(redirect_uri_allowed(uri, allowed_hosts) for uri in uris):
+    if isinstance(uris, list):
+        refused = next((uri for uri in uris if not redirect_uri_allowed(uri, allowed_hosts)), None)
+        if refused is not None:
             hosts = ", ".join(allowed_hosts) or "(none)"
             return JsonResponse(
                 {
                     "error": "invalid_redirect_uri",
-                    "error_description": "Redirect URIs must be https on one of: "
-                    f"{hosts}; or http on 127.0.0.1 or localhost.",
+                    "error_description": f"Redirect URI {_shown(refused)} is refused: redirect URIs must "
+                    f"be https on one of: {hosts}; or http on 127.0.0.1 or localhost; with no "
+                    "whitespace, separator, control or format character.",
                 },
                 status=400,
             )
@@ -185,6 +188,15 @@ def _registration_refusal(body: bytes) -> JsonResponse | None:
             status=400,
         )
     return None
+
+
+def _shown(uri: object) -> str:
+    """A refused URI as an error message may quote it: bounded, its hidden characters escaped
+    (\\u2028 rather than a line break), so the client sees exactly what was refused."""
+    if not isinstance(uri, str):
+        return f"{type(uri).__name__} value"
+    escaped = "".join(char if not has_hidden_characters(char) else f"\\u{ord(char):04x}" for char in uri)
+    return f"'{escaped[:_MAX_SHOWN_URI]}{'...' if len(escaped) > _MAX_SHOWN_URI else ''}'"
 
 
 class RegistrationView(DynamicClientRegistrationView):
