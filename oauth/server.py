@@ -4,7 +4,8 @@
   be exactly OAUTH_RESOURCE (PUBLIC_BASE_URL/mcp). DOT accepts a request without one
   and issues a token good for any audience; this refuses it with invalid_target.
 - RegistryValidator: a redirect URI must pass the registration rule again at
-  authorization time, so a client stored some other way cannot redirect elsewhere.
+  authorization time, so a client stored some other way cannot redirect elsewhere; and a
+  replayed authorization code revokes the tokens it was exchanged for (oauth.replay).
 - generate_token / ClientSecretGenerator: what we issue carries TOKEN_PREFIX.
 """
 
@@ -16,9 +17,10 @@ from oauth2_provider.generators import BaseHashGenerator
 from oauth2_provider.oauth2_validators import OAuth2Validator
 from oauthlib.common import Request
 from oauthlib.oauth2 import Server
-from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error
+from oauthlib.oauth2.rfc6749.errors import CustomOAuth2Error, InvalidGrantError
 
 from accounts.oauth_names import TOKEN_PREFIX
+from oauth import replay
 from oauth.conf import redirect_uri_allowed
 
 _TOKEN_RANDOM_BYTES = 32
@@ -71,3 +73,28 @@ class RegistryValidator(OAuth2Validator):
         return redirect_uri_allowed(
             redirect_uri, settings.OAUTH_ALLOWED_REDIRECT_HOSTS
         ) and super().validate_redirect_uri(client_id, redirect_uri, request, *args, **kwargs)
+
+    def save_bearer_token(self, token: dict[str, Any], request: Request, *args: Any, **kwargs: Any) -> None:
+        super().save_bearer_token(token, request, *args, **kwargs)
+        if request.grant_type == "authorization_code":
+            replay.remember(request.code, request.client, token["access_token"], token.get("refresh_token"))
+
+    def validate_code(
+        self, client_id: str, code: str, client: Any, request: Request, *args: Any, **kwargs: Any
+    ) -> bool:
+        if super().validate_code(client_id, code, client, request, *args, **kwargs):
+            return True
+        # A code DOT no longer knows: unknown, expired, or already redeemed (a replay).
+        replay.revoke_for(code, client)
+        return False
+
+    def invalidate_authorization_code(
+        self, client_id: str, code: str, request: Request, *args: Any, **kwargs: Any
+    ) -> None:
+        try:
+            super().invalidate_authorization_code(client_id, code, request, *args, **kwargs)
+        except InvalidGrantError:
+            # Two redemptions of one code raced and the other deleted the grant first: this
+            # one's tokens are already stored, and both sets are revoked.
+            replay.revoke_for(code, request.client)
+            raise

@@ -48,6 +48,46 @@ def test_an_authorization_code_is_good_once(oauth_registry: OAuthRegistry, clien
     assert (replay.status_code, replay.json().get("error")) == (400, "invalid_grant")
 
 
+def refresh(registry: OAuthRegistry, client_id: str, refresh_token: str) -> httpx.Response:
+    return registry.endpoints.token(
+        grant_type="refresh_token", refresh_token=refresh_token, client_id=client_id
+    )
+
+
+def test_a_replayed_code_revokes_the_tokens_it_was_exchanged_for(
+    oauth_registry: OAuthRegistry, client_id: str
+) -> None:
+    # RFC 6749 §4.1.2. Before, the replay was refused but its tokens stayed valid.
+    verifier, challenge = pkce()
+    code = s256_code(oauth_registry, client_id, challenge)
+    issued = exchange(oauth_registry, client_id, code, verifier)
+    assert issued.status_code == 200, issued.text
+    tokens = issued.json()
+    assert oauth_registry.ping(tokens["access_token"]).status_code == 200
+
+    replay = exchange(oauth_registry, client_id, code, verifier)
+    assert (replay.status_code, replay.json().get("error")) == (400, "invalid_grant")
+    assert oauth_registry.ping(tokens["access_token"]).status_code == 401
+    refused = refresh(oauth_registry, client_id, tokens["refresh_token"])
+    assert (refused.status_code, refused.json().get("error")) == (400, "invalid_grant")
+
+
+def test_a_replayed_code_revokes_the_tokens_rotated_from_it_too(
+    oauth_registry: OAuthRegistry, client_id: str
+) -> None:
+    verifier, challenge = pkce()
+    code = s256_code(oauth_registry, client_id, challenge)
+    first = exchange(oauth_registry, client_id, code, verifier).json()
+    rotated = refresh(oauth_registry, client_id, first["refresh_token"])
+    assert rotated.status_code == 200, rotated.text
+    second = rotated.json()
+    assert oauth_registry.ping(second["access_token"]).status_code == 200
+
+    assert exchange(oauth_registry, client_id, code, verifier).status_code == 400
+    assert oauth_registry.ping(second["access_token"]).status_code == 401
+    assert refresh(oauth_registry, client_id, second["refresh_token"]).status_code == 400
+
+
 def test_a_wrong_code_verifier_gets_no_token(oauth_registry: OAuthRegistry, client_id: str) -> None:
     _, challenge = pkce()
     other_verifier, _ = pkce()
