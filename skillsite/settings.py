@@ -98,6 +98,8 @@ GITHUB_API_URL = env_str("GITHUB_API_URL", "https://api.github.com").rstrip("/")
 GITHUB_TIMEOUT_SECONDS = env_float("GITHUB_TIMEOUT_SECONDS", 5.0, minimum=0.1)
 GITHUB_CACHE_SECONDS = env_int("GITHUB_CACHE_SECONDS", 300, minimum=0)
 GITHUB_FAILURE_CACHE_SECONDS = env_int("GITHUB_FAILURE_CACHE_SECONDS", 30, minimum=0)
+# GitHub calls one process makes at once; one more is 503 at once (docs/reference.md#callers).
+GITHUB_MAX_CONCURRENT_CALLS = env_int("GITHUB_MAX_CONCURRENT_CALLS", 8, minimum=1)
 MCP_ALLOWED_ORIGINS = env_list("MCP_ALLOWED_ORIGINS")
 
 # The largest request body /mcp will read (docs/reference.md#limits: 1 MiB).

@@ -140,7 +140,7 @@ def test_a_drf_view_answers_with_the_same_statuses(github, db):
 
     assert drf_get("Bearer bad").status_code == 401
     assert drf_get("Bearer ghp_bob000000000000000000000000000000000").status_code == 403
-    assert drf_get("Bearer boom").status_code == 503
+    assert drf_get("Bearer ghp_boom").status_code == 503
 
 
 @pytest.mark.parametrize(
