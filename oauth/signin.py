@@ -13,7 +13,7 @@ it has no password and no permissions, and nothing but this app creates them.
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.callers import Caller, caller_for_identity
@@ -27,6 +27,15 @@ def sign_in(github_user: GitHubUser) -> User:
         raise LoginNotAllowed("GitHub did not say which account this is.")
     candidate = GitHubIdentity(login=github_user.login, github_id=github_user.id)
     caller_for_identity(candidate)  # raises LoginNotAllowed before anything is stored
+    try:
+        return _record(github_user)
+    except IntegrityError:
+        # Two first sign-ins of one account at once: both found no identity, and the other
+        # one's rows were committed first. Its rows are there now; this one updates them.
+        return _record(github_user)
+
+
+def _record(github_user: GitHubUser) -> User:
     with transaction.atomic():
         identity = GitHubIdentity.objects.select_for_update().filter(github_id=github_user.id).first()
         if identity is None:
@@ -40,7 +49,7 @@ def sign_in(github_user: GitHubUser) -> User:
             identity.save(update_fields=["login", "signed_in_at"])
             user = identity.user
         # Pin a database-listed login to this account: if the name later moves to someone
-        # else, accounts.callers refuses them.
+        # else, accounts.callers refuses them (a PAT too).
         AllowedLogin.objects.filter(login=github_user.login.lower(), github_id__isnull=True).update(
             github_id=github_user.id
         )
