@@ -3,7 +3,7 @@
 mcpapi turns AuthError into an HTTP answer from `status`, `message`,
 `www_authenticate` (the exact header value, or None) and `retry_after` (seconds, or
 None). Each class is also the matching Django REST framework exception, so a DRF view
-that uses BearerTokenAuthentication answers with the same status instead of a 500.
+(bench/view_overhead.py's) answers with the same status instead of a 500.
 """
 
 from rest_framework import exceptions
