@@ -348,7 +348,8 @@ def _shared_check(key: str, token: str) -> GitHubUser:
             # A fresh exception of the same kind and message: one instance raised on two
             # threads would collect both tracebacks.
             raise type(flight.error)(flight.error.message)
-        assert flight.user is not None
+        if flight.user is None:  # the check ended in something unexpected: fail closed
+            raise UpstreamUnavailable("GitHub could not be reached to check the token; try again shortly.")
         return flight.user
     try:
         flight.user = _check(key, token)
