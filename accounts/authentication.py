@@ -16,13 +16,11 @@ CONTRACT (mcpapi relies on it):
         resource_metadata when OAuth is on (docs/reference.md#oauth), so OAuth clients find the
         authorization server and clients with a static header never see it.
 
-BearerTokenAuthentication is the same thing in Django REST framework's shape.
 Nothing here logs a header: the token must never reach a log line.
 """
 
 from django.conf import settings
 from django.http import HttpRequest
-from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 
 from accounts.callers import Caller, resolve
@@ -47,22 +45,11 @@ def bearer_token(request: HttpRequest | Request) -> str | None:
     return parts[1]
 
 
-class BearerTokenAuthentication(BaseAuthentication):
-    def authenticate(self, request: HttpRequest | Request) -> tuple[Caller, None] | None:
-        token = bearer_token(request)
-        if token is None:
-            return None
-        return resolve(token), None
-
-    def authenticate_header(self, request: HttpRequest | Request) -> str:
-        return WWW_AUTHENTICATE
-
-
 def authenticate(request: HttpRequest | Request) -> Caller:
-    result = BearerTokenAuthentication().authenticate(request)
-    if result is None:
+    token = bearer_token(request)
+    if token is None:
         raise NotAuthenticated()
-    return result[0]
+    return resolve(token)
 
 
 def challenge(error: AuthError) -> str | None:

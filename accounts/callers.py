@@ -4,13 +4,14 @@
         The chain of docs/reference.md#callers-and-clearance, in order: the static environment tokens
         (SKILLS_ZDR_TOKENS cleared, SKILLS_READ_TOKENS not), the database
         service tokens, then a GitHub token checked against the allowlists.
-        Raises InvalidToken, LoginNotAllowed or UpstreamUnavailable.
-    caller_for_login(login) -> Caller
-        The allowlist and ZDR rule for a GitHub login, read afresh on every
-        call (the GitHub answer may be cached; this never is).
+        A token reaches GitHub only when it has a GitHub token's shape and some login
+        is allowed at all. Raises InvalidToken, LoginNotAllowed or UpstreamUnavailable.
     caller_for_identity(identity) -> Caller
-        The same rule for a login signed in through OAuth, which must also still
-        be the GitHub account the database row was first signed in with.
+        The allowlist and ZDR rule for a login signed in through OAuth, read afresh on
+        every call.
+
+The login rule is the same for a PAT and an OAuth sign-in: listed somewhere, and, when its
+database row is pinned to a GitHub id (recorded at an OAuth sign-in), that very account.
 
 With OAuth on (docs/reference.md#oauth), tokens this server issued ("sko_...") are looked up
 after the static tokens and before GitHub, and are never sent to GitHub.
@@ -27,9 +28,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from django.conf import settings
+from django.db import DatabaseError
 
 from accounts import github, oauth_tokens, tokens
-from accounts.errors import InvalidToken, LoginNotAllowed
+from accounts.errors import InvalidToken, LoginNotAllowed, StoreUnavailable
 from accounts.models import AllowedLogin, GitHubIdentity
 
 logger = logging.getLogger(__name__)
@@ -76,6 +78,17 @@ ENV_ZDR_CALLER = Caller(CallerKind.TOKEN, "env-zdr", zdr_cleared=True)
 
 
 def resolve(token: str) -> Caller:
+    try:
+        return _resolve(token)
+    except DatabaseError as error:
+        # Fails closed, and says so: 503, never a 500 page or a 401 that blames the token.
+        logger.warning(
+            "The database could not be read to check a token (%s); refusing with 503", type(error).__name__
+        )
+        raise StoreUnavailable() from None
+
+
+def _resolve(token: str) -> Caller:
     caller = _env_caller(token)
     if caller is not None:
         return caller
@@ -89,8 +102,17 @@ def resolve(token: str) -> Caller:
         return Caller(CallerKind.TOKEN, row.name, zdr_cleared=row.zdr)
     if oauth_tokens.is_oauth_token(token):
         return caller_for_identity(oauth_tokens.identity_for(token))
+    # Sent to GitHub only when it could let someone in: a mistyped static token must not
+    # leave for a third party, and junk must not spend GitHub's rate limit.
+    if not github.has_github_shape(token) or not _any_login_allowed():
+        raise InvalidToken()
     user = github.github_user(token)
-    return caller_for_login(user.login)
+    # The id pin holds for a PAT as for an OAuth sign-in; GitHub naming no id proves nothing.
+    return _caller(user.login, github_id=user.id, kind=CallerKind.GITHUB)
+
+
+def _any_login_allowed() -> bool:
+    return bool(settings.ALLOWED_GITHUB_LOGINS or settings.ZDR_GITHUB_LOGINS or AllowedLogin.objects.exists())
 
 
 def _env_caller(token: str) -> Caller | None:
@@ -114,21 +136,18 @@ def _env_caller(token: str) -> Caller | None:
     return None
 
 
-def caller_for_login(login: str) -> Caller:
-    """A GitHub login's clearance: let in if listed in ALLOWED_GITHUB_LOGINS,
-    ZDR_GITHUB_LOGINS or the database; cleared for ZDR if in ZDR_GITHUB_LOGINS
-    or a database row with zdr set. Logins compare case-insensitively.
-    """
-    return _caller(login, github_id=None, kind=CallerKind.GITHUB)
-
-
 def caller_for_identity(identity: GitHubIdentity) -> Caller:
-    """caller_for_login for an OAuth sign-in: a database row that recorded another GitHub
+    """The login rule for an OAuth sign-in: a database row that recorded another GitHub
     account under this login (renamed, and the name taken by someone else) lets nobody in."""
     return _caller(identity.login, github_id=identity.github_id, kind=CallerKind.OAUTH)
 
 
 def _caller(login: str, *, github_id: int | None, kind: CallerKind) -> Caller:
+    """A GitHub login's clearance: let in if listed in ALLOWED_GITHUB_LOGINS,
+    ZDR_GITHUB_LOGINS or the database; cleared for ZDR if in ZDR_GITHUB_LOGINS
+    or a database row with zdr set. Logins compare case-insensitively. A database row
+    pinned to a GitHub id lets in that account only.
+    """
     folded = login.lower()
     env_allowed = folded in {item.lower() for item in settings.ALLOWED_GITHUB_LOGINS}
     env_zdr = folded in {item.lower() for item in settings.ZDR_GITHUB_LOGINS}
@@ -137,7 +156,8 @@ def _caller(login: str, *, github_id: int | None, kind: CallerKind) -> Caller:
     if not (env_allowed or env_zdr or db_zdr is not None):
         logger.info("GitHub login %s is not on the allowlist; refusing with 403", login)
         raise LoginNotAllowed()
-    if github_id is not None and row is not None and row[1] is not None and row[1] != github_id:
+    pinned = row[1] if row is not None else None
+    if pinned is not None and github_id != pinned:
         logger.warning("GitHub login %s is now another GitHub account than the one allowed; refusing", login)
         raise LoginNotAllowed()
     return Caller(kind, login, zdr_cleared=env_zdr or db_zdr is True)

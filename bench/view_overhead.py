@@ -7,7 +7,8 @@
 Both variants run in this one process over the same published database (the bundled skills/
 at HEAD, in a temporary SQLite file) and the same pieces (mcpapi.admission, refusals,
 protocol, access_log). The DRF variant is the APIView a port would be: DRF's authentication
-(accounts.authentication.BearerTokenAuthentication), permission (IsAuthenticated), throttle
+(a BaseAuthentication around accounts.authentication.bearer_token and resolve, defined
+here: the product has no DRF view), permission (IsAuthenticated), throttle
 (mcpapi.throttling.CallerRateThrottle, reading the caller from request.user) and exception
 handling (handle_exception mapping DRF's exceptions to our refusals), with DRF's content
 negotiation and response headers turned off so that both answer byte for byte the same.
@@ -74,6 +75,7 @@ def drf_urlconf() -> object:
     from django.http import HttpRequest, HttpResponse
     from django.urls import path
     from rest_framework import exceptions
+    from rest_framework.authentication import BaseAuthentication
     from rest_framework.negotiation import BaseContentNegotiation
     from rest_framework.permissions import IsAuthenticated
     from rest_framework.renderers import JSONRenderer
@@ -81,13 +83,23 @@ def drf_urlconf() -> object:
     from rest_framework.throttling import SimpleRateThrottle
     from rest_framework.views import APIView
 
-    from accounts.authentication import BearerTokenAuthentication
-    from accounts.callers import Caller
+    from accounts.authentication import WWW_AUTHENTICATE, bearer_token
+    from accounts.callers import Caller, resolve
     from accounts.errors import AuthError
     from accounts.errors import NotAuthenticated as NoCredentials
     from mcpapi import access_log, admission, protocol, refusals, throttling
     from mcpapi.jsonrpc import MalformedMessage, parse_message
     from mcpapi.refusals import Refusal
+
+    class BearerTokenAuthentication(BaseAuthentication):
+        """accounts.authentication in DRF's shape (the product has no DRF view: it lives here)."""
+
+        def authenticate(self, request):  # type: ignore[no-untyped-def]
+            token = bearer_token(request)
+            return None if token is None else (resolve(token), None)
+
+        def authenticate_header(self, request):  # type: ignore[no-untyped-def]
+            return WWW_AUTHENTICATE
 
     class AcceptLater(BaseContentNegotiation):
         """Accept is judged after authentication (406), as the plain view does."""

@@ -68,13 +68,18 @@ def too_large(limit: int) -> Refusal:
 
 
 def not_let_in(error: AuthError) -> Refusal:
-    """401 (no or a bad token), 403 (a login off the allowlists) or 503 (GitHub failed)."""
+    """401 (no or a bad token), 403 (a login off the allowlists, or pinned to another
+    GitHub account) or 503 (GitHub or the database failed; with Retry-After)."""
     header = challenge(error)
+    headers: tuple[tuple[str, str], ...] = (("WWW-Authenticate", header),) if header else ()
+    if error.retry_after is not None:
+        headers += (("Retry-After", str(error.retry_after)),)
     return Refusal(
         error.status,
         TRY_LATER if error.status >= 500 else INVALID_REQUEST,
         error.message,
-        headers=(("WWW-Authenticate", header),) if header else (),
+        data={"retry_after": error.retry_after} if error.retry_after is not None else None,
+        headers=headers,
     )
 
 
@@ -83,6 +88,17 @@ def rate_limited(limit: int, retry_after: int) -> Refusal:
         429,
         TRY_LATER,
         f"Too many requests: at most {limit} per minute for this caller; retry after {retry_after} s.",
+        data={"retry_after": retry_after},
+        headers=(("Retry-After", str(retry_after)),),
+    )
+
+
+def unavailable(retry_after: int) -> Refusal:
+    """A dependency of the answer (the database) is down: 503, try again shortly."""
+    return Refusal(
+        503,
+        TRY_LATER,
+        "Unavailable: the registry's database cannot be reached; try again shortly.",
         data={"retry_after": retry_after},
         headers=(("Retry-After", str(retry_after)),),
     )

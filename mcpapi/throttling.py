@@ -15,17 +15,21 @@ a request or two over the limit: it bounds abuse, it is not an exact quota.
 """
 
 import hashlib
+import logging
 import math
 from typing import TYPE_CHECKING, cast
 
 from django.conf import settings
 from rest_framework.throttling import SimpleRateThrottle
 
-from accounts.callers import Caller
+from accounts.callers import Caller, CallerKind
+from skillsite.shared_cache import CACHE_ERRORS, log_cache_down
 
 if TYPE_CHECKING:
     from rest_framework.request import Request
     from rest_framework.views import APIView
+
+logger = logging.getLogger(__name__)
 
 
 class CallerRateThrottle(SimpleRateThrottle):
@@ -52,20 +56,26 @@ class CallerRateThrottle(SimpleRateThrottle):
 
 def budget_key(caller: Caller) -> str:
     """Whose budget a request spends: the caller's identity, except that a GitHub login
-    has one budget whether it comes with a PAT ("github:") or an OAuth token ("oauth:")."""
-    kind, _, name = caller.identity.partition(":")
-    if kind in ("github", "oauth"):
-        return f"login:{name.lower()}"
-    return caller.identity
+    has one budget whether it comes with a PAT or an OAuth token."""
+    if caller.kind in (CallerKind.GITHUB, CallerKind.OAUTH):
+        return f"login:{caller.name.lower()}"
+    return f"{caller.kind}:{caller.name}"
 
 
 def retry_after(caller: Caller) -> int | None:
-    """None when `caller` may go on (or rate limiting is off); else the whole seconds until
-    it may try again."""
+    """None when `caller` may go on (or rate limiting is off, or its cache is down); else
+    the whole seconds until it may try again."""
     throttle = CallerRateThrottle(caller)
     # DRF hands allow_request's request and view only to get_cache_key, which reads neither
     # (the budget is the caller's): /mcp has no DRF request or view to give it.
-    if throttle.allow_request(cast("Request", None), cast("APIView", None)):
+    try:
+        allowed = throttle.allow_request(cast("Request", None), cast("APIView", None))
+    except CACHE_ERRORS as error:
+        # Fails open, for every caller: the limit bounds abuse, and an outage of its counter
+        # must not become an outage of the registry (docs/reference.md#limits).
+        log_cache_down(logger, "counting a caller's requests", error)
+        return None
+    if allowed:
         return None
     wait = throttle.wait()
     return max(1, math.ceil(wait if wait is not None else throttle.duration or 60))

@@ -6,18 +6,23 @@ headers, notifications, dispatch with the caller's snapshot view) -> one Outcome
 written to the access log.
 """
 
+import logging
 import time
 
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 from accounts.callers import Caller
+from accounts.errors import UpstreamUnavailable
 from catalog.index import active_snapshot
-from mcpapi import access_log, admission, protocol
+from mcpapi import access_log, admission, protocol, refusals
 from mcpapi.jsonrpc import MalformedMessage
 from mcpapi.jsonrpc import parse_message as parse_jsonrpc
 from mcpapi.refusals import Refusal
+
+logger = logging.getLogger(__name__)
 
 
 @require_GET
@@ -45,6 +50,10 @@ def mcp(request: HttpRequest) -> HttpResponse:
         outcome = refusal.outcome()
     except MalformedMessage as error:
         outcome = protocol.malformed(error, headers).outcome()
+    except DatabaseError as error:
+        # Outside dispatch (whose own boundary answers -32603): a JSON 503, never a 500 page.
+        logger.warning("The database could not be read for /mcp (%s); answering 503", type(error).__name__)
+        outcome = refusals.unavailable(UpstreamUnavailable.retry_after or 5).outcome()
     response = outcome.response()
     response["X-Request-ID"] = request_id
     access_log.write(request_id, caller, outcome, round((time.perf_counter() - started) * 1000, 2))

@@ -33,6 +33,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "skillsite.errors.JsonErrorsMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -98,6 +99,8 @@ GITHUB_API_URL = env_str("GITHUB_API_URL", "https://api.github.com").rstrip("/")
 GITHUB_TIMEOUT_SECONDS = env_float("GITHUB_TIMEOUT_SECONDS", 5.0, minimum=0.1)
 GITHUB_CACHE_SECONDS = env_int("GITHUB_CACHE_SECONDS", 300, minimum=0)
 GITHUB_FAILURE_CACHE_SECONDS = env_int("GITHUB_FAILURE_CACHE_SECONDS", 30, minimum=0)
+# GitHub calls one process makes at once; one more is 503 at once (docs/reference.md#callers).
+GITHUB_MAX_CONCURRENT_CALLS = env_int("GITHUB_MAX_CONCURRENT_CALLS", 8, minimum=1)
 MCP_ALLOWED_ORIGINS = env_list("MCP_ALLOWED_ORIGINS")
 
 # The largest request body /mcp will read (docs/reference.md#limits: 1 MiB).
@@ -125,6 +128,7 @@ PROXY_SSL_HEADER = env_str("DJANGO_PROXY_SSL_HEADER").strip()
 if PROXY_SSL_HEADER:
     SECURE_PROXY_SSL_HEADER = ("HTTP_" + PROXY_SSL_HEADER.upper().replace("-", "_"), "https")
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
+CSRF_FAILURE_VIEW = "skillsite.errors.csrf_failure"  # JSON, not Django's HTML page
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", False)
 SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 0, minimum=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", False)

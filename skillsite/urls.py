@@ -1,7 +1,13 @@
 from django.urls import include, path
 
 from mcpapi import views
-from skillsite import landing
+from skillsite import errors, landing
+
+# Every error page is JSON (or a plain page for the OAuth browser pages): skillsite/errors.py.
+handler400 = errors.bad_request
+handler403 = errors.forbidden
+handler404 = errors.not_found
+handler500 = errors.server_error
 
 urlpatterns = [
     path("", landing.landing, name="landing"),

@@ -2,12 +2,8 @@
 
 import pytest
 from django.test import RequestFactory
-from rest_framework.permissions import IsAuthenticated
-from rest_framework.response import Response
-from rest_framework.test import APIRequestFactory
-from rest_framework.views import APIView
 
-from accounts.authentication import BearerTokenAuthentication, authenticate
+from accounts.authentication import authenticate
 from accounts.callers import Caller, CallerKind
 from accounts.errors import InvalidToken, LoginNotAllowed, NotAuthenticated, UpstreamUnavailable
 from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
@@ -100,47 +96,6 @@ def test_an_empty_environment_list_lets_nobody_in(bearer, settings, github):
     settings.SKILLS_ZDR_TOKENS = []
     with pytest.raises(InvalidToken):
         authenticate(bearer(READ_TOKEN))
-
-
-def test_the_drf_authenticator_returns_none_without_bearer_credentials(bearer):
-    assert BearerTokenAuthentication().authenticate(bearer(None)) is None
-    assert BearerTokenAuthentication().authenticate(bearer("x", scheme="Basic")) is None
-    assert BearerTokenAuthentication().authenticate_header(bearer(None)) == 'Bearer realm="mcp"'
-
-
-def test_the_drf_authenticator_returns_the_caller(bearer):
-    caller, auth = BearerTokenAuthentication().authenticate(bearer(ZDR_TOKEN))
-    assert (caller.identity, caller.zdr_cleared, caller.is_authenticated, auth) == (
-        "token:env-zdr",
-        True,
-        True,
-        None,
-    )
-
-
-class WhoAmI(APIView):
-    authentication_classes = [BearerTokenAuthentication]
-    permission_classes = [IsAuthenticated]
-
-    def get(self, request):
-        return Response({"identity": request.user.identity})
-
-
-def drf_get(header: str | None):
-    extra = {} if header is None else {"HTTP_AUTHORIZATION": header}
-    return WhoAmI.as_view()(APIRequestFactory().get("/whoami", **extra))
-
-
-def test_a_drf_view_answers_with_the_same_statuses(github, db):
-    assert drf_get(f"Bearer {READ_TOKEN}").data == {"identity": "token:env"}
-
-    missing = drf_get(None)
-    assert missing.status_code == 401
-    assert missing["WWW-Authenticate"] == 'Bearer realm="mcp"'
-
-    assert drf_get("Bearer bad").status_code == 401
-    assert drf_get("Bearer ghp_bob000000000000000000000000000000000").status_code == 403
-    assert drf_get("Bearer boom").status_code == 503
 
 
 @pytest.mark.parametrize(

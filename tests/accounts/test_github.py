@@ -220,12 +220,18 @@ def test_unsetting_zdr_takes_effect_at_once(bearer, github):
     assert authenticate(bearer(BOB_TOKEN)).zdr_cleared is False
 
 
-def test_nobody_is_let_in_when_no_login_is_listed(bearer, github, settings):
+def test_with_no_login_listed_a_github_token_is_401_and_never_sent(bearer, github, settings):
+    # Nobody could be let in, so asking GitHub would only hand it the token (finding 9).
     settings.ALLOWED_GITHUB_LOGINS = []
     settings.ZDR_GITHUB_LOGINS = []
     for token in (ALICE_TOKEN, CAROL_TOKEN):
-        with pytest.raises(LoginNotAllowed):
+        with pytest.raises(InvalidToken):
             authenticate(bearer(token))
+    assert sum(github.calls.values()) == 0
+    AllowedLogin.objects.create(login="bob")  # one database login is enough to ask again
+    with pytest.raises(LoginNotAllowed):
+        authenticate(bearer(ALICE_TOKEN))
+    assert github.calls[ALICE_TOKEN] == 1
 
 
 @pytest.mark.parametrize(

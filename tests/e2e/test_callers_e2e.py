@@ -42,8 +42,8 @@ INVALID_TOKEN_CHALLENGE = 'Bearer realm="mcp", error="invalid_token"'
 
 
 def pat(kind: str = "ghp") -> str:
-    """A fresh GitHub-ish token; for the stand-in's special kinds, "<kind>-<random>"."""
-    return f"{kind}-{secrets.token_hex(10)}" if kind != "ghp" else f"ghp_{secrets.token_hex(18)}"
+    """A fresh GitHub-ish token; for the stand-in's special kinds, "<kind>_<random>"."""
+    return kinds.special(kind) if kind != "ghp" else f"ghp_{secrets.token_hex(18)}"
 
 
 @dataclass
@@ -188,7 +188,7 @@ def test_a_bad_token_is_401_invalid_token(callers: Callers, credentials: Any) ->
     response = callers.post(token, "tools/call", {"name": "skills_list", "arguments": {}})
     assert_refused_with_nothing_of_the_registry(response, 401)
     assert response.headers["WWW-Authenticate"] == INVALID_TOKEN_CHALLENGE
-    if not token.startswith("bad-"):
+    if kinds.kind_of(token) != kinds.BAD:
         assert callers.standin.calls[token] == 0  # never sent to GitHub
 
 

@@ -176,7 +176,7 @@ CASES: dict[str, Callable[[Troubles], list[Seen]]] = {
     "503 with a GitHub token": lambda t: [t.post("hang-troubleshooting")],
     "404": _wrong_path,
     "405": _sse_transport,
-    "400 with an HTML page, from another machine": _unknown_host,
+    "400 from another machine": _unknown_host,
     "tool calls answer an error": lambda t: [t.empty_answer],
     "a skill others see is missing": _hidden_skill,
     "400 from a 2026-07-28 client": lambda t: [_modern(t, MODERN, "2025-11-25")],

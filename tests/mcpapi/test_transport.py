@@ -383,7 +383,7 @@ REFUSALS = {
     "no token": (401, {"WWW-Authenticate": 'Bearer realm="mcp"'}),
     "bad token": (401, {"WWW-Authenticate": 'Bearer realm="mcp", error="invalid_token"'}),
     "login not allowed": (403, {}),
-    "upstream unavailable": (503, {}),
+    "upstream unavailable": (503, {"Retry-After": "5"}),
     "rate limited": (429, {"Retry-After": re.compile(r"[1-9][0-9]*")}),
     "not acceptable": (406, {}),
     "media type": (415, {}),

@@ -29,12 +29,14 @@ with sign_in_as(login), and then
 
 `authorize_requests` and `token_requests` keep the parameters each one was sent.
 
-A special token may carry a suffix after a hyphen ("boom-1f2e3d"): tests that
-must not share a cache entry, or must find a token in their output, use one.
+A special token may carry a suffix after an underscore ("ghp_boom_1f2e3d", made by
+special(BOOM)): tests that must not share a cache entry, or must find a token in their
+output, use one.
 
 `calls[token]` counts the requests per token; `requests` keeps each request's
-headers. Use it as a context manager (tests/accounts/conftest.py's `github` fixture), or
-from a shell:
+headers; `user_delay` (seconds) holds every /user answer back that long, so that tests
+can have several checks in flight at once. Use it as a context manager
+(tests/accounts/conftest.py's `github` fixture), or from a shell:
 
     python -m tests.support.github_standin --port 8765 --user TOKEN=LOGIN[:ID] ...
 """
@@ -54,15 +56,26 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from tests.support.http_answers import send
 
-BAD = "bad"
-BOOM = "boom"
-RATELIMIT = "ratelimit"
-TOOMANY = "toomany"
-HANG = "hang"
-DRIP = "drip"
-GARBAGE = "garbage"
-HUGE = "huge"
-REDIRECT = "redirect"
+BAD = "ghp_bad"
+BOOM = "ghp_boom"
+RATELIMIT = "ghp_ratelimit"
+TOOMANY = "ghp_toomany"
+HANG = "ghp_hang"
+DRIP = "ghp_drip"
+GARBAGE = "ghp_garbage"
+HUGE = "ghp_huge"
+REDIRECT = "ghp_redirect"
+
+
+def special(kind: str) -> str:
+    """A fresh token the stand-in answers as `kind` does: "<kind>_<random hex>"."""
+    return f"{kind}_{secrets.token_hex(8)}"
+
+
+def kind_of(token: str) -> str:
+    """The special kind a token names ("ghp_boom_1f2e" -> "ghp_boom"), or the token itself."""
+    head, _, rest = token.partition("_")
+    return f"{head}_{rest.split('_', 1)[0]}" if rest else token
 
 
 class GitHubStandIn:
@@ -71,6 +84,7 @@ class GitHubStandIn:
         self.calls: Counter[str] = Counter()
         self.requests: list[dict[str, str]] = []
         self.hang_seconds = hang_seconds
+        self.user_delay = 0.0
         self.oauth_apps: dict[str, dict[str, str]] = {}
         self.signed_in: dict[str, Any] | None = None
         self.codes: dict[str, dict[str, Any]] = {}
@@ -215,7 +229,9 @@ def _handler_for(standin: GitHubStandIn) -> type[BaseHTTPRequestHandler]:
             scheme, _, token = self.headers.get("Authorization", "").partition(" ")
             token = token.strip() if scheme.lower() in ("bearer", "token") else ""
             standin._record(token, dict(self.headers.items()))
-            kind = token.split("-", 1)[0]
+            if standin.user_delay:
+                standin._stopping.wait(standin.user_delay)
+            kind = kind_of(token)
 
             if token in standin.users:
                 self._json(HTTPStatus.OK, standin.users[token])

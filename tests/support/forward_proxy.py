@@ -1,0 +1,77 @@
+"""A tiny HTTP proxy on 127.0.0.1, on a thread, that records what it is asked.
+
+    with ForwardProxy() as proxy:        # proxy.url = "http://127.0.0.1:PORT"
+        ...                              # HTTPS_PROXY / HTTP_PROXY pointed at it
+        proxy.requests                   # [("GET", "http://127.0.0.1:5000/user", headers), ...]
+
+A forward request (`GET http://host:port/path`) is passed on to its host when that host is
+127.0.0.1 (the GitHub stand-in), and answered 502 otherwise: tests reach nothing else. A
+`CONNECT host:port` is recorded and refused with 502 (no TLS server stands in here), which
+is enough to show that an https call went to the proxy instead of the network.
+"""
+
+import http.client
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+from tests.support.http_answers import send
+
+
+class ForwardProxy:
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, str, dict[str, str]]] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def record(self, method: str, target: str, headers: dict[str, str]) -> None:
+        with self._lock:
+            self.requests.append((method, target, headers))
+
+    def __enter__(self) -> "ForwardProxy":
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+
+def _handler_for(proxy: ForwardProxy) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_CONNECT(self) -> None:
+            proxy.record("CONNECT", self.path, dict(self.headers.items()))
+            send(self, 502, b"no tunnels here", "text/plain")
+
+        def do_GET(self) -> None:
+            proxy.record("GET", self.path, dict(self.headers.items()))
+            target = urlsplit(self.path)
+            if target.scheme != "http" or target.hostname != "127.0.0.1":
+                send(self, 502, b"tests reach 127.0.0.1 only", "text/plain")
+                return
+            upstream = http.client.HTTPConnection(target.hostname, target.port, timeout=5)
+            try:
+                headers = {k: v for k, v in self.headers.items() if k.lower() != "proxy-authorization"}
+                upstream.request("GET", target.path or "/", headers=headers)
+                answer = upstream.getresponse()
+                send(self, answer.status, answer.read(), answer.getheader("Content-Type", "text/plain"))
+            finally:
+                upstream.close()
+
+    return Handler
