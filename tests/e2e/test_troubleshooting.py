@@ -13,7 +13,7 @@ import pytest
 
 from tests.support.databases import TempDatabase
 from tests.support.e2e import server_env
-from tests.support.github_standin import GitHubStandIn
+from tests.support.github_standin import HANG, GitHubStandIn, special
 from tests.support.gunicorn import GunicornServer
 from tests.support.processes import free_port
 from tests.support.project import PROJECT_DIR
@@ -173,7 +173,7 @@ CASES: dict[str, Callable[[Troubles], list[Seen]]] = {
     "401 with a reason": lambda t: [t.post("local-mistyped"), t.post("")],
     "403 from a browser-based client": lambda t: [t.post(READ_TOKEN, Origin="https://elsewhere.example")],
     "403 with a GitHub token": _github_login_not_allowed,
-    "503 with a GitHub token": lambda t: [t.post("hang-troubleshooting")],
+    "503 with a GitHub token": lambda t: [t.post(special(HANG))],
     "404": _wrong_path,
     "405": _sse_transport,
     "400 from another machine": _unknown_host,
