@@ -1,12 +1,12 @@
 from django.urls import include, path
 
 from mcpapi import views
-from skillsite import landing
+from skillsite import health, landing
 
 urlpatterns = [
     path("", landing.landing, name="landing"),
     path("favicon.ico", landing.favicon, name="favicon"),
-    path("healthz", views.healthz, name="healthz"),
+    path("healthz", health.healthz, name="healthz"),
     # No trailing slash: the MCP endpoint URL is exact (clients and OAuth resources name it).
     path("mcp", views.mcp, name="mcp"),
     # OAuth for web connectors (docs/reference.md#oauth): every route there is 404 unless OAuth is configured.
