@@ -141,3 +141,24 @@ def test_the_connection_stays_usable_after_a_refused_body(live: GunicornServer) 
         assert exchange(sock, with_length(LIMIT + 1))[0] == 413
         status, body = exchange(sock, [head(f"Content-Length: {len(ping)}") + ping])
     assert (status, body["result"]) == (200, {})
+
+
+def test_a_client_trickling_its_refused_body_is_let_go_at_the_drain_deadline(live: GunicornServer) -> None:
+    """The drain is bounded in time however the body comes: a byte every 0.2 s does not
+    stretch it (DRAIN_SECONDS, 5 s), and the server then closes the connection."""
+    with socket.create_connection(("127.0.0.1", live.port), timeout=15) as sock:
+        sock.sendall(head(f"Content-Length: {50 * LIMIT}"))
+        assert exchange(sock, [])[0] == 413
+        started = time.monotonic()
+        sock.settimeout(0.2)
+        closed = False
+        while not closed and time.monotonic() - started < 12:
+            try:
+                sock.send(b" ")
+                closed = sock.recv(1) == b""
+            except TimeoutError:
+                continue
+            except OSError:  # reset: closed too
+                closed = True
+        assert closed
+        assert time.monotonic() - started < 8
