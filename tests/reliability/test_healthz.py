@@ -19,6 +19,7 @@ from django.test import Client
 from tests.support.databases import SubprocessDatabase
 from tests.support.e2e import server_env
 from tests.support.gunicorn import GunicornServer
+from tests.support.processes import free_port
 from tests.support.repos import SkillRepo
 
 pytestmark = pytest.mark.reliability
@@ -123,3 +124,14 @@ def test_with_the_database_gone_it_is_a_json_503_with_an_access_line_and_serves_
     assert response.status_code == 200
     assert response.json()["registry_sha"] == live.sha
     assert live.access_lines(request_id) == []  # a healthy answer is not logged
+
+
+def test_with_postgresql_not_there_from_the_start_it_is_a_json_503(tmp_path: Path) -> None:
+    """The other way a database is gone: DATABASE_URL names a PostgreSQL server that does not
+    answer (a closed port on 127.0.0.1); gunicorn starts, and /healthz says so in JSON."""
+    gone = SubprocessDatabase(f"postgresql://postgres@127.0.0.1:{free_port()}/gone", tmp_path)
+    with GunicornServer(server_env(gone), workers=1, log_path=tmp_path / "gunicorn.log") as server:
+        response = httpx.get(f"{server.url}/healthz", timeout=10)
+    assert response.status_code == 503, response.text[:300]
+    assert response.headers["Content-Type"] == "application/json"
+    assert response.json()["status"] == "unavailable"
