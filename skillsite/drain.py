@@ -28,6 +28,8 @@ def drain_unread_body(worker: Any, req: Any, environ: dict[str, Any], resp: Any)
     sock = environ.get("gunicorn.socket")
     if body is None or not isinstance(sock, socket.socket) or getattr(body, "failed", False):
         return
+    if getattr(body.reader, "length", None) == 0:
+        return  # read to its end (every /mcp request that was served): nothing to do
     prior = sock.gettimeout()
     try:
         drained = _drain(body, sock, time.monotonic() + DRAIN_SECONDS)
