@@ -7,6 +7,7 @@ import multiprocessing
 
 # The project's own typed readers: a bad value stops gunicorn at start-up, naming the variable.
 # gunicorn puts its working directory (the project root) on sys.path before reading this file.
+from skillsite.drain import drain_unread_body
 from skillsite.env import env_int, env_str
 
 bind = env_str("GUNICORN_BIND", "127.0.0.1:8000")
@@ -24,6 +25,9 @@ max_requests_jitter = max_requests // 10
 limit_request_line = 8190
 limit_request_fields = 100
 limit_request_field_size = 8190
+# A body the application did not read (a 413, a 401) is read and discarded, within bounds,
+# before the connection is reused or closed: the client reads its answer, never a reset.
+post_request = drain_unread_body
 # The application writes one structured access line per request (without tokens); gunicorn's
 # own access log is off unless asked for, and its format never includes request headers.
 accesslog = env_str("GUNICORN_ACCESSLOG") or None

@@ -1,5 +1,6 @@
 """One access log line per /mcp request, written from its Outcome: who called, what, how it
-ended and from which snapshot; never the token."""
+ended and from which snapshot; never the token. Other paths (/healthz) write theirs in the
+same logger, naming the path where /mcp lines name the method."""
 
 import logging
 import re
@@ -46,6 +47,18 @@ def write(request_id: str, caller: Caller | None, outcome: Outcome, duration_ms:
             "registry_sha": outcome.registry_sha,
             "era": outcome.era,
         },
+    )
+
+
+def write_page(request_id: str, path: str, status: int, duration_ms: float) -> None:
+    """The line of an answer outside /mcp: no caller, no method; the path instead."""
+    logger.info(
+        "%s - %s - %s %.2fms",
+        request_id,
+        path,
+        status,
+        duration_ms,
+        extra={"request_id": request_id, "path": path, "status": status, "duration_ms": duration_ms},
     )
 
 

@@ -1,4 +1,4 @@
-"""HTTP views, thin: /healthz, and POST /mcp (MCP Streamable HTTP, stateless, JSON replies).
+"""The HTTP view of POST /mcp, thin (MCP Streamable HTTP, stateless, JSON replies).
 
 A POST to /mcp: admission (mcpapi.admission: method, Origin, size, token, rate limit,
 media types, bounded body) -> parse one JSON-RPC message -> protocol.answer (its era and
@@ -12,27 +12,15 @@ import time
 from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET
 
 from accounts.callers import Caller
 from accounts.errors import UpstreamUnavailable
-from catalog.index import active_snapshot
 from mcpapi import access_log, admission, protocol, refusals
 from mcpapi.jsonrpc import MalformedMessage
 from mcpapi.jsonrpc import parse_message as parse_jsonrpc
 from mcpapi.refusals import Refusal
 
 logger = logging.getLogger(__name__)
-
-
-@require_GET
-def healthz(request: HttpRequest) -> JsonResponse:
-    ref = active_snapshot()
-    if ref is None:
-        return JsonResponse({"status": "empty", "registry_sha": None, "published_at": None}, status=503)
-    return JsonResponse(
-        {"status": "ok", "registry_sha": ref.sha, "published_at": ref.published_at.isoformat()}
-    )
 
 
 @csrf_exempt

@@ -1,7 +1,7 @@
 from django.urls import include, path
 
 from mcpapi import views
-from skillsite import errors, landing
+from skillsite import errors, health, landing
 
 # Every error page is JSON (or a plain page for the OAuth browser pages): skillsite/errors.py.
 handler400 = errors.bad_request
@@ -12,7 +12,7 @@ handler500 = errors.server_error
 urlpatterns = [
     path("", landing.landing, name="landing"),
     path("favicon.ico", landing.favicon, name="favicon"),
-    path("healthz", views.healthz, name="healthz"),
+    path("healthz", health.healthz, name="healthz"),
     # No trailing slash: the MCP endpoint URL is exact (clients and OAuth resources name it).
     path("mcp", views.mcp, name="mcp"),
     # OAuth for web connectors (docs/reference.md#oauth): every route there is 404 unless OAuth is configured.
