@@ -37,7 +37,7 @@ def test_an_unknown_path_is_a_json_404() -> None:
 
 
 def test_a_post_without_a_csrf_token_is_a_json_403_not_the_csrf_page() -> None:
-    response = Client(enforce_csrf_checks=True).post("/healthz", data={"a": "b"})
+    response = Client(enforce_csrf_checks=True).post("/", data={"a": "b"})
     body = assert_json_error(response, 403, INVALID_REQUEST)
     assert "CSRF" in body["error"]["message"]
 
