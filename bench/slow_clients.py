@@ -12,6 +12,7 @@ server did to the slow connections.
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import subprocess
 import sys
@@ -39,7 +40,7 @@ def pings(port: int, count: int, timeout: float, pause: float) -> dict[str, floa
         "answered": len(ordered),
         "timeouts": timeouts,
         "median_ms": round(statistics.median(ordered) * 1000, 1) if ordered else float("nan"),
-        "p95_ms": round(ordered[int(len(ordered) * 0.95) - 1] * 1000, 1) if ordered else float("nan"),
+        "p95_ms": round(ordered[math.ceil(len(ordered) * 0.95) - 1] * 1000, 1) if ordered else float("nan"),
         "max_ms": round(ordered[-1] * 1000, 1) if ordered else float("nan"),
     }
 
