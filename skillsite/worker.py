@@ -17,6 +17,10 @@ head itself:
   reset (RFC 9112 section 9.6); gthread drains 64 KiB on its event loop thread, blocking
   every other connection of the worker for up to 2 s each.
 
+It overrides gthread's own steps (accept, enqueue_req, finish_request, murder_pending) as
+gunicorn 27 has them, hence pyproject's gunicorn>=27,<28: a gunicorn upgrade must pass
+tests/reliability/test_slow_clients.py.
+
 Keep-alive is unchanged: an idle kept-alive connection waits GUNICORN_KEEPALIVE seconds for
 its next request, whose head then has GUNICORN_HEADER_TIMEOUT seconds. TLS and HTTP/2 with
 prior knowledge (neither configured by gunicorn.conf.py) are served as gthread serves them.
