@@ -112,7 +112,8 @@ def test_a_head_not_complete_in_time_is_answered_408_in_json_and_the_connection_
     assert headers["connection"] == "close"
     assert headers["content-type"] == "application/json"
     assert json.loads(body)["error"]["code"] == -32600
-    assert HEADER_TIMEOUT - 0.1 < waited < HEADER_TIMEOUT + 1.5
+    # The deadline is checked once a second on the event loop; a loaded machine adds to that.
+    assert HEADER_TIMEOUT - 0.1 < waited < HEADER_TIMEOUT + 3
 
 
 def test_a_head_larger_than_64_kib_is_answered_431_in_json(live: GunicornServer) -> None:
