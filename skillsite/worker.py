@@ -127,7 +127,10 @@ class HeadDeadlineWorker(ThreadWorker):
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_head_bytes, conn))
 
     def _served_as_gthread(self, conn: _Conn) -> bool:
-        return bool(self.cfg.is_ssl) or negotiation.prior_knowledge_allowed(self.cfg, conn.client)
+        """TLS, HTTP/2 and the uwsgi protocol: bytes this worker cannot read a head from."""
+        if self.cfg.is_ssl or conn.is_http2 or getattr(self.cfg, "protocol", "http") != "http":
+            return True
+        return not conn.initialized and negotiation.prior_knowledge_allowed(self.cfg, conn.client)
 
     def _on_head_bytes(self, conn: _Conn, _sock: socket.socket) -> None:
         try:
