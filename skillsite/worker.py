@@ -11,6 +11,8 @@ head itself:
 - a head is handed to a thread only once it is complete (its empty line received);
 - a head not complete within GUNICORN_HEADER_TIMEOUT seconds is answered 408, one larger
   than HEAD_LIMIT bytes 431, both with a JSON body and `Connection: close`;
+- a head gunicorn's parser refuses (400, 414, 431) gets gunicorn's status with the same JSON
+  body, never gunicorn's HTML page;
 - a connection that closes after its answer is closed by the event loop too: the write side
   shut first, then whatever the client still sends (a refused body, say) read and discarded
   up to LINGER_BYTES for LINGER_SECONDS, so that the client reads its answer rather than a
@@ -34,6 +36,7 @@ from functools import partial
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
+from gunicorn import util
 from gunicorn.http2 import negotiation
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
@@ -81,6 +84,20 @@ def head_is_complete(received: bytes) -> bool:
     return b"\r\n\r\n" in received.lstrip(b"\r\n")
 
 
+class _Captured:
+    """Where gunicorn's handle_error writes its HTML error page: kept, so that the worker
+    can send the same status with the registry's JSON body instead."""
+
+    def __init__(self) -> None:
+        self.data = b""
+
+    def gettimeout(self) -> float:
+        return 0.0
+
+    def sendall(self, data: bytes) -> None:
+        self.data += data
+
+
 class _Conn(TConn):
     """A connection, and what the event loop is doing with it outside the thread pool."""
 
@@ -125,6 +142,21 @@ class HeadDeadlineWorker(ThreadWorker):
         conn.sock.setblocking(False)
         self.heads[conn] = None
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_head_bytes, conn))
+
+    def handle_error(self, req: Any, client: socket.socket, addr: Any, exc: BaseException) -> None:
+        """A head gunicorn cannot parse (400, 414, 431, 501) or an error escaping the
+        application (500): gunicorn's status, log line and access line, with a JSON body
+        instead of gunicorn's HTML page. Nothing of the request is echoed back."""
+        captured = _Captured()
+        super().handle_error(req, captured, addr, exc)
+        parts = captured.data.split(b"\r\n", 1)[0].split(b" ", 2)
+        if len(parts) < 3 or not parts[1].isdigit():
+            return
+        reason = parts[2].decode("latin-1")
+        try:
+            util.write_nonblock(client, error_answer(int(parts[1]), reason, f"{reason}."))
+        except OSError:
+            self.log.debug("Failed to send error message.")
 
     def _served_as_gthread(self, conn: _Conn) -> bool:
         """TLS, HTTP/2 and the uwsgi protocol: bytes this worker cannot read a head from."""

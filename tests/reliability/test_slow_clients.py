@@ -3,7 +3,8 @@ finding 4): one gunicorn for the module, with the production gunicorn.conf.py an
 worker (skillsite/worker.py), a short GUNICORN_HEADER_TIMEOUT to keep the tests quick.
 
 gthread alone gives each connection a thread as soon as a byte arrives and reads its head
-with no deadline: 64 connections trickling header bytes leave no thread for a ping.
+with no deadline: 64 connections trickling header bytes leave no thread for a ping. The
+heads the worker refuses, and those gunicorn's parser refuses, are answered in JSON.
 """
 
 import http.client
@@ -126,6 +127,29 @@ def test_a_head_larger_than_64_kib_is_answered_431_in_json(live: GunicornServer)
     assert status == 431
     assert headers["connection"] == "close"
     assert json.loads(body)["error"]["code"] == -32600
+
+
+@pytest.mark.parametrize(
+    "head,status",
+    [
+        (b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n", 431),
+        (b"POST /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 414),
+        (b"NOT A REQUEST LINE <script>\r\nHost: 127.0.0.1\r\n\r\n", 400),
+    ],
+    ids=["header-over-8190-bytes", "request-line-over-8190-bytes", "malformed"],
+)
+def test_a_head_gunicorn_refuses_is_answered_in_json_never_html(
+    live: GunicornServer, head: bytes, status: int
+) -> None:
+    with socket.create_connection(("127.0.0.1", live.port)) as sock:
+        sock.sendall(head)
+        answer = read_until_closed(sock, timeout=10)
+    got, headers, body = split_answer(answer)
+    assert got == status, answer[:300]
+    assert headers["content-type"] == "application/json"
+    assert headers["connection"] == "close"
+    assert json.loads(body)["error"]["code"] == -32600
+    assert b"<" not in body and b"script" not in body
 
 
 def test_a_head_that_trickles_in_but_ends_within_the_deadline_is_served(live: GunicornServer) -> None:
