@@ -9,12 +9,17 @@ import multiprocessing
 # gunicorn puts its working directory (the project root) on sys.path before reading this file.
 from skillsite.drain import drain_unread_body
 from skillsite.env import env_int, env_str
+from skillsite.worker import header_timeout
 
 bind = env_str("GUNICORN_BIND", "127.0.0.1:8000")
 # Requests are CPU-bound and short (the index is in memory): one process per core plus one
 # to cover a worker blocked on I/O, capped so a large host doesn't multiply per-worker memory.
 workers = env_int("GUNICORN_WORKERS", min(multiprocessing.cpu_count() + 1, 8))
-worker_class = env_str("GUNICORN_WORKER_CLASS", "gthread")
+# gthread with each request head read on the event loop, under a deadline (skillsite/worker.py):
+# stock gthread lets a client that trickles its headers hold a thread (docs/benchmarks.md).
+worker_class = env_str("GUNICORN_WORKER_CLASS", "skillsite.worker.HeadDeadlineWorker")
+# Read here too so that a bad GUNICORN_HEADER_TIMEOUT stops gunicorn at start-up, not each worker.
+header_timeout()
 threads = env_int("GUNICORN_THREADS", 2)
 timeout = env_int("GUNICORN_TIMEOUT", 30)
 graceful_timeout = env_int("GUNICORN_GRACEFUL_TIMEOUT", 20)

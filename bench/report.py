@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bench.load import BROAD_SEARCH, PING
-from bench.servers import CEILING_MW
+from bench.servers import CEILING_MW, THREADED_WORKERS
 
 # The targets (ratios are to the ceiling measured in the same run).
 TOOL_RATIO_TARGET_1K = 0.7
@@ -54,7 +54,7 @@ def report(results: dict) -> str:
         lines += [
             "",
             f"## Serve (gunicorn.conf.py: {g['workers']} {g['worker_class']} workers"
-            + (f" x {g['threads']} threads" if g["worker_class"] == "gthread" else "")
+            + (f" x {g['threads']} threads" if g["worker_class"] in THREADED_WORKERS else "")
             + f", keepalive {g['keepalive']} s; "
             f"wrk {s['wrk_threads']} threads, "
             f"{s['connections']} connections, {s['duration_s']:g} s per row)",

@@ -29,6 +29,7 @@ from bench.profiles import profile_serve
 from bench.servers import (
     CEILING_APP,
     CEILING_MW,
+    THREADED_WORKERS,
     TOKEN,
     ceiling_probe,
     django_env,
@@ -152,7 +153,7 @@ def prewarm(server: GunicornServer, ops: list[Operation], rounds: int) -> dict[s
     """Serve every operation to every worker; the largest worker RSS after each operation."""
     settings = gunicorn_settings(server.env)
     slots = int(settings["workers"]) * (
-        int(settings["threads"]) if settings["worker_class"] == "gthread" else 1
+        int(settings["threads"]) if settings["worker_class"] in THREADED_WORKERS else 1
     )
     width = min(64, slots + 2)
     growth: dict[str, float] = {}

@@ -21,6 +21,8 @@ CEILING_APP = "bench.ceiling.wsgi:application"
 CEILING_MW = "ceiling + product middleware"
 
 _GUNICORN_KEYS = ("workers", "worker_class", "threads", "keepalive", "timeout")
+# The worker classes that serve GUNICORN_THREADS requests at once per worker.
+THREADED_WORKERS = ("gthread", "skillsite.worker.HeadDeadlineWorker")
 
 
 def gunicorn_settings(env: dict) -> dict:

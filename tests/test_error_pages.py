@@ -18,9 +18,14 @@ def explode(request: HttpRequest) -> HttpResponse:
     raise RuntimeError("secret detail that must not reach the wire")
 
 
+def protected(request: HttpRequest) -> HttpResponse:
+    # Not exempt from CSRF, as every page of the site's own is: the CSRF failure view answers.
+    return HttpResponse("reached")
+
+
 # This module is also a URLconf (pytest.mark.urls below): the site's routes and error handlers,
-# plus one view that fails.
-urlpatterns = [*site_urlpatterns, path("test-explode", explode)]
+# plus one view that fails and one that CSRF protects.
+urlpatterns = [*site_urlpatterns, path("test-explode", explode), path("test-protected", protected)]
 
 
 def assert_json_error(response: HttpResponse, status: int, code: int) -> dict:
@@ -36,8 +41,9 @@ def test_an_unknown_path_is_a_json_404() -> None:
     assert_json_error(Client().get("/no/such/path"), 404, INVALID_REQUEST)
 
 
+@pytest.mark.urls("tests.test_error_pages")
 def test_a_post_without_a_csrf_token_is_a_json_403_not_the_csrf_page() -> None:
-    response = Client(enforce_csrf_checks=True).post("/", data={"a": "b"})
+    response = Client(enforce_csrf_checks=True).post("/test-protected", data={"a": "b"})
     body = assert_json_error(response, 403, INVALID_REQUEST)
     assert "CSRF" in body["error"]["message"]
 
