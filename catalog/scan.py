@@ -104,7 +104,7 @@ def _read_skill_md(
         return None
     scan.skill_md_size = len(data)
     scan.skill_md_sha256 = sha256_hex(data)
-    scan.parsed = parse_skill_file(data, scan.path)
+    scan.parsed = parse_skill_file(data, scan.path, rules.limits.max_files_per_skill)
     scan.problems.extend(rules.skill_md_problems(path, scan.parsed, dir_name))
     return data
 
