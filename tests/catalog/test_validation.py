@@ -8,7 +8,7 @@ from catalog.config import DEFAULTS
 from catalog.hashing import content_hash
 from catalog.report import BaseSkill, ValidatedFile
 from catalog.trees import WorkingTree
-from catalog.validation import base_skills_from_tree
+from catalog.validation import base_skills_from_tree, validate_tree
 from tests.catalog.tree_support import (
     base_of,
     codes,
@@ -656,3 +656,44 @@ def test_base_skills_are_read_even_without_a_config(skill_repo: SkillRepo) -> No
 def test_base_skills_of_a_working_tree(skill_repo: SkillRepo) -> None:
     skill_repo.add_skill("demo")
     assert set(base_skills_from_tree(WorkingTree(skill_repo.root))) == {"demo"}
+
+
+class ReadCounting(WorkingTree):
+    """A working tree that counts the files it is asked to read."""
+
+    reads: list[str]
+
+    def __init__(self, root: object) -> None:
+        super().__init__(root)  # type: ignore[arg-type]
+        self.reads = []
+
+    def read(self, path: str, max_bytes: int) -> bytes | None:
+        self.reads.append(path)
+        return super().read(path, max_bytes)
+
+
+def test_over_max_skills_is_refused_before_any_skill_md_is_read(tmp_path) -> None:
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_skills=3))
+    for n in range(4):
+        # Each broken on its own: none of that is worth reading once the count refuses them.
+        repo.write(f"skills/skill-{n}/SKILL.md", "not even a frontmatter\n")
+    tree = ReadCounting(repo.root)
+    report = validate_tree(tree)
+    assert [(p.path, p.code, p.message) for p in report.problems] == [
+        ("skills", "too_many_skills", "holds 4 skills, more than max_skills (3)")
+    ]
+    assert [path for path in tree.reads if path.endswith("SKILL.md")] == []
+
+
+def test_over_max_files_per_skill_is_one_problem_and_no_entry_is_looked_at(tmp_path) -> None:
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_files_per_skill=3))
+    # Unlisted, misplaced, with a disallowed extension: three problems each, were they looked at.
+    repo.add_skill("demo", files_list=[])
+    for n in range(40):
+        repo.write(f"skills/demo/junk-{n}.bin", "x\n")
+    tree = ReadCounting(repo.root)
+    report = validate_tree(tree)
+    assert [(p.path, p.code, p.message) for p in report.problems] == [
+        (MD, "too_many_files", "the skill has 40 supporting files, more than max_files_per_skill (3)")
+    ]
+    assert tree.reads == ["registry.config.json", MD]
