@@ -22,6 +22,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from catalog import frontmatter_json, validation
+from catalog.fields import MAX_ITEM_CHARS, MAX_LIST_ITEMS
 from catalog.open_dialect import OPEN_KEYS
 from catalog.registry_dialect import KNOWN_KEYS
 from catalog.report import printable
@@ -262,6 +263,82 @@ def test_an_alias_bomb_is_answered_at_once() -> None:
         assert any(severity == "error" for _, _, severity in problems), "a bomb must not validate"
         for code, message, severity in problems:
             check_problem(code, message, severity)
+
+
+# --- the list bounds (docs/reference.md#skill-format, #limits) ---------------------------
+
+
+@st.composite
+def written_lists(draw: st.DrawFn) -> tuple[list[str], str]:
+    """A list of strings around the bounds (count near 64, lengths near 200, repeats), and
+    its YAML flow text, where a repeated item is written as an alias of its first use."""
+    count = draw(st.one_of(st.integers(0, 3), st.integers(60, 70), st.integers(120, 200)))
+    lengths = st.one_of(st.integers(1, 8), st.integers(195, 205))
+    items: list[str] = []
+    text: list[str] = []
+    anchors: dict[str, str] = {}
+    for n in range(count):
+        if items and draw(st.integers(0, 9)) == 0:
+            item = draw(st.sampled_from(items))  # a repeat, written as an alias when it has one
+        else:
+            item = f"i{n}-" + "x" * draw(lengths)
+        if item in anchors:
+            text.append(f"*{anchors[item]}")
+        elif draw(st.booleans()):
+            anchors[item] = f"a{n}"
+            text.append(f'&a{n} "{item}"')
+        else:
+            text.append(f'"{item}"')
+        items.append(item)
+    return items, "[" + ", ".join(text) + "]"
+
+
+def list_verdict(items: list[str]) -> set[str]:
+    """The codes the list rule owes `items`, whatever else the list holds."""
+    if len(items) > MAX_LIST_ITEMS:
+        return {"too_many_items"}
+    owed = set()
+    if any(len(item) > MAX_ITEM_CHARS for item in items):
+        owed.add("item_too_long")
+    if len(set(items)) < len(items):
+        owed.add("duplicate_item")
+    return owed
+
+
+LIST_FRONTS = {
+    "keywords": "schema_version: 1\nid: demo\nname: demo\ndescription: D\nversion: 1.0.0\nkeywords: {}\n",
+    "requires": "schema_version: 1\nid: demo\nname: demo\ndescription: D\nversion: 1.0.0\nrequires: {}\n",
+    "allowed-tools": "name: demo\ndescription: D\nallowed-tools: {}\n",
+}
+
+
+@given(written=written_lists(), key=st.sampled_from(sorted(LIST_FRONTS)))
+@FAST
+def test_every_list_is_refused_exactly_past_its_bounds(written: tuple[list[str], str], key: str) -> None:
+    """At most 64 items of at most 200 characters, no repeats; an alias counts as the item it
+    stands for, so a list passes or fails on what it expands to, however it is written."""
+    items, text = written
+    parsed = parse_skill_file(f"---\n{LIST_FRONTS[key].format(text)}---\nSteps.\n".encode())
+    assert {problem.code for problem in parsed.errors} == list_verdict(items)
+    if parsed.metadata is not None and key != "allowed-tools":
+        assert list(getattr(parsed.metadata, key)) == items
+
+
+def test_the_reported_keyword_bomb_is_refused_in_bounded_time_and_memory() -> None:
+    """Issue 15, finding 2: 20,000 characters anchored once, 11,000 aliases to them."""
+    uses = ", ".join(["*s"] * 11_000)
+    raw = f'---\nname: x\ndescription: D\nkeywords: [&s "{"x" * 20_000}", {uses}]\n---\nSteps.\n'
+    done = subprocess.run(
+        [sys.executable, "-c", _PARSE_BOMBS],
+        input=json.dumps([raw]),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=PROJECT_DIR,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    [problems] = json.loads(done.stdout)
+    assert ["too_many_items", "keywords holds 11001 items, more than 64", "error"] in problems
 
 
 @st.composite
