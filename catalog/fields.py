@@ -161,18 +161,20 @@ class FieldChecker:
                 "invalid_type", f"{key} must be a list of strings; {shown(bad[0])} is a {type_name(bad[0])}"
             )
             return None
-        ok = self.item_lengths(key, value)
+        ok = self.item_lengths(f"{key} item", value)
         for item in duplicates(value):
             self.fail(duplicate_code, f"{key} lists {shown(item)} more than once")
             ok = False
         return value if ok else None
 
-    def item_lengths(self, key: str, items: list[str]) -> bool:
+    def item_lengths(self, what: str, items: list[str]) -> bool:
+        """False, with a problem for each, when an item is over MAX_ITEM_CHARS; `what` names
+        an item in the message ("keywords item", "metadata key")."""
         long = [item for item in items if len(item) > MAX_ITEM_CHARS]
         for item in long:
             self.fail(
                 "item_too_long",
-                f"{key} item {shown(item)} has {len(item)} characters, more than {MAX_ITEM_CHARS}",
+                f"{what} {shown(item)} has {len(item)} characters, more than {MAX_ITEM_CHARS}",
             )
         return not long
 

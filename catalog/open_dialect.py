@@ -186,7 +186,7 @@ class OpenChecker(FieldChecker):
         if len(items) > MAX_LIST_ITEMS:
             self.fail("too_many_items", f"{name} holds {len(items)} items, more than {MAX_LIST_ITEMS}")
             return
-        self.item_lengths(name, [item for item in items if isinstance(item, str)])
+        self.item_lengths(f"{name} item", [item for item in items if isinstance(item, str)])
 
     # --- what metadata may stand in for ------------------------------------------------------
 
