@@ -11,6 +11,8 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +26,15 @@ from hypothesis import strategies as st
 from catalog import frontmatter_json, validation
 from catalog.fields import MAX_ITEM_CHARS, MAX_LIST_ITEMS
 from catalog.open_dialect import OPEN_KEYS
+from catalog.publishing import PublishError, publish
 from catalog.registry_dialect import KNOWN_KEYS
 from catalog.report import printable
 from catalog.skillfile import parse_skill_file
 from catalog.trees import WorkingTree
 from catalog.validation import validate_tree
 from tests.support.project import PROJECT_DIR
-from tests.support.repos import DEFAULT_CONFIG
+from tests.support.repos import DEFAULT_CONFIG, SkillRepo
+from tests.support.skillmd import skill_md
 
 pytestmark = pytest.mark.reliability
 
@@ -425,3 +429,40 @@ def test_validate_tree_and_check_skills_answer_any_skill_with_clean_problems(
             line = problem.line()
             assert line.isprintable() and "\n" not in line
             line.encode("utf-8")
+
+
+@pytest.mark.django_db
+def test_check_skills_and_publish_refuse_the_reported_keyword_bomb_fast_in_little_memory(
+    tmp_path: Path,
+) -> None:
+    """Issue 15, finding 2, end to end: before the list bound, this 64 KiB SKILL.md's
+    five-character variant published into every skills_list; now both commands refuse it,
+    naming keywords, its count and the limit, in well under a second and a few MiB."""
+    uses = ", ".join(["*s"] * 11_000)
+    repo = SkillRepo(tmp_path / "repo")
+    for skill_id, keyword in (("bomb", "x" * 20_000), ("short", "xxxxx")):
+        text = skill_md(skill_id).replace("---\nDo", f'keywords: [&s "{keyword}", {uses}]\n---\nDo', 1)
+        repo.write(f"skills/{skill_id}/SKILL.md", text)
+    sha = repo.commit("two keyword bombs")
+    expected = {"bomb", "short"}
+    tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        out = io.StringIO()
+        with pytest.raises(SystemExit) as exit_:
+            call_command("check_skills", "--repo", str(repo.root), "--format", "json", stdout=out)
+        with pytest.raises(PublishError) as refused:
+            publish(repo.root, sha)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert time.perf_counter() - started < 10
+    assert peak < 32 * 1024 * 1024
+    assert exit_.value.code == 1
+    named = {
+        problem["path"].split("/")[1]
+        for problem in json.loads(out.getvalue())["problems"]
+        if problem["message"] == "keywords holds 11001 items, more than 64"
+    }
+    assert named == expected
+    assert str(refused.value).count("keywords holds 11001 items, more than 64") == 2
