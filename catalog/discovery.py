@@ -138,6 +138,12 @@ def _discover(entries: list[TreeEntry], skipped: list[str], rules: Rules) -> Tre
         else:
             skills[directory] = SkillDir(directory)
 
+    too_many = rules.skill_count_problem(len(skills))
+    if too_many is not None:
+        # Refused whole before any skill is read or any entry assigned to one: 100,000
+        # directories cost one listing, not 100,000 SKILL.md parses (docs/reference.md#limits).
+        return TreeListing([], [*problems, too_many], sorted(skipped))
+
     strays: list[TreeEntry] = []
     for entry in files:
         owner = _enclosing(posixpath.dirname(entry.path), skills, inclusive=True)
@@ -158,9 +164,6 @@ def _discover(entries: list[TreeEntry], skipped: list[str], rules: Rules) -> Tre
                 skill.problems.append(_duplicate_id(skill, same))
 
     problems.extend(_stray_problems(strays, skills, rules))
-    too_many = rules.skill_count_problem(len(skills))
-    if too_many is not None:
-        problems.append(too_many)
     kept = set(skipped)
     return TreeListing(
         [skill for path, skill in sorted(skills.items()) if path not in kept], problems, sorted(kept)

@@ -20,6 +20,29 @@ WARNING = "warning"
 ID_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_ID_CHARS = 64
 MAX_DESCRIPTION_CHARS = 1024
+# Every frontmatter list (tags, keywords, requires, allowed-tools; files: max_files_per_skill)
+# and its items (docs/reference.md#limits). A YAML alias counts as each item it stands for,
+# which len() on the constructed list already does: PyYAML builds an alias as the one object
+# it refers to, so a bomb is refused by its count and nothing is ever expanded to be counted.
+MAX_LIST_ITEMS = 64
+MAX_ITEM_CHARS = 200
+# What the list rule reports, whichever list: over the count (files: too_many_files), an
+# item too long, a repeat (tags: duplicate_tag, files: duplicate_path).
+LIST_PROBLEM_CODES = (
+    "too_many_items",
+    "too_many_files",
+    "item_too_long",
+    "duplicate_item",
+    "duplicate_tag",
+    "duplicate_path",
+)
+# The open dialect's metadata mapping: entries, key length and string value length.
+MAX_METADATA_ENTRIES = 64
+MAX_METADATA_VALUE_CHARS = 1024
+# The frontmatter as written (catalog.frontmatter_json), aliases expanded: at most four times
+# its written size plus 1 KiB, and never more than this however large the SKILL.md may be
+# (4096 files of 200 characters still fit).
+MAX_FRONTMATTER_COST = 1024 * 1024
 # Characters str.splitlines() breaks on: a one-line name contains none of them.
 LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 
@@ -113,9 +136,24 @@ class FieldChecker:
             return None
         return value
 
-    def string_list(self, key: str, value: Any) -> list[str] | None:
+    def string_list(
+        self,
+        key: str,
+        value: Any,
+        max_items: int = MAX_LIST_ITEMS,
+        duplicate_code: str = "duplicate_item",
+        count_code: str = "too_many_items",
+        limit_name: str = "",
+    ) -> list[str] | None:
+        """A list of at most `max_items` distinct strings of at most MAX_ITEM_CHARS each. The
+        count is checked first, so a list of a million aliases is refused without a look at
+        its items."""
         if not isinstance(value, list):
             self.type_error(key, "a list of strings", value)
+            return None
+        if len(value) > max_items:
+            limit = f"{limit_name} ({max_items})" if limit_name else str(max_items)
+            self.fail(count_code, f"{key} holds {len(value)} items, more than {limit}")
             return None
         bad = [item for item in value if not isinstance(item, str)]
         if bad:
@@ -123,20 +161,32 @@ class FieldChecker:
                 "invalid_type", f"{key} must be a list of strings; {shown(bad[0])} is a {type_name(bad[0])}"
             )
             return None
-        return value
+        ok = self.item_lengths(f"{key} item", value)
+        for item in duplicates(value):
+            self.fail(duplicate_code, f"{key} lists {shown(item)} more than once")
+            ok = False
+        return value if ok else None
+
+    def item_lengths(self, what: str, items: list[str]) -> bool:
+        """False, with a problem for each, when an item is over MAX_ITEM_CHARS; `what` names
+        an item in the message ("keywords item", "metadata key")."""
+        long = [item for item in items if len(item) > MAX_ITEM_CHARS]
+        for item in long:
+            self.fail(
+                "item_too_long",
+                f"{what} {shown(item)} has {len(item)} characters, more than {MAX_ITEM_CHARS}",
+            )
+        return not long
 
     def tags(self, value: Any) -> tuple[str, ...] | None:
-        tags = self.string_list("tags", value)
+        tags = self.string_list("tags", value, duplicate_code="duplicate_tag")
         if tags is None:
             return None
         ok = True
         for tag in tags:
             if not is_slug(tag):
-                self.fail("invalid_tag", f"tag {tag!r} must be a slug like an id (e.g. 'data-export')")
+                self.fail("invalid_tag", f"tag {shown(tag)} must be a slug like an id (e.g. 'data-export')")
                 ok = False
-        for tag in duplicates(tags):
-            self.fail("duplicate_tag", f"tag {tag!r} is listed more than once")
-            ok = False
         return tuple(tags) if ok else None
 
     def keywords(self, value: Any) -> tuple[str, ...] | None:

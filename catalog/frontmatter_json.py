@@ -11,7 +11,8 @@ YAML holds more than JSON can say, so some values are rendered:
     true -> "true", null -> "null"); two keys that render alike are a problem.
 YAML aliases count as what they expand to: the expansion is measured before anything is
 built, and a frontmatter that would expand past four times its written size (plus 1 KiB),
-or that refers to itself, is refused, so no SKILL.md can expand into megabytes of metadata.
+or past MAX_FRONTMATTER_COST whatever its size, or that refers to itself, is refused, so
+no SKILL.md can expand into megabytes of metadata.
 """
 
 import base64
@@ -21,6 +22,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from catalog.fields import MAX_FRONTMATTER_COST
 from catalog.strict_yaml import shown
 
 _EXACT_INTEGER = 2**53
@@ -49,9 +51,9 @@ _MAX_INTEGER_BITS = 13_000
 
 def expansion_budget(written_chars: int) -> int:
     """How large a frontmatter of `written_chars` characters may be once expanded. Never
-    reached without aliases: no value costs more than 2.5 times what it takes to write
-    (`~,` is two characters and costs five, as `null`)."""
-    return 4 * written_chars + _SLACK
+    reached without aliases below MAX_FRONTMATTER_COST: no value costs more than 2.5 times
+    what it takes to write (`~,` is two characters and costs five, as `null`)."""
+    return min(4 * written_chars + _SLACK, MAX_FRONTMATTER_COST)
 
 
 def check_expansion(data: Any, budget: int) -> None:

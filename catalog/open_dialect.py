@@ -10,7 +10,15 @@ everyone.
 
 from typing import Any
 
-from catalog.fields import MAX_ID_CHARS, is_slug, parse_version, type_name
+from catalog.fields import (
+    MAX_ID_CHARS,
+    MAX_LIST_ITEMS,
+    MAX_METADATA_ENTRIES,
+    MAX_METADATA_VALUE_CHARS,
+    is_slug,
+    parse_version,
+    type_name,
+)
 from catalog.strict_yaml import shown
 from catalog.typos import near_known_key
 from catalog.version_field import VersionField
@@ -125,22 +133,43 @@ class OpenChecker(VersionField):
 
     def _allowed_tools(self, value: Any) -> None:
         # The standard's first version says a space-separated string, its newer text also a
-        # list of strings; real repositories use both. Served as written, never acted on.
-        if isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-            return
-        self.type_error("allowed-tools", "a string or a list of strings", value)
+        # list of strings; real repositories use both. Served as written, never acted on, and
+        # bounded like every list: as a string, its space-separated tools are the items.
+        if isinstance(value, str):
+            self.string_list("allowed-tools", value.split())
+        elif isinstance(value, list):
+            self.string_list("allowed-tools", value)
+        else:
+            self.type_error("allowed-tools", "a string or a list of strings", value)
 
     def _metadata(self, value: Any) -> dict[Any, Any]:
-        """The metadata mapping ({} when unusable); its keys are checked like top-level ones."""
+        """The metadata mapping ({} when unusable); its keys are checked like top-level ones,
+        its entries, keys and string values bounded (docs/reference.md#limits)."""
         if not isinstance(value, dict):
             self.type_error("metadata", "a mapping of string keys to string values", value)
             return {}
+        if len(value) > MAX_METADATA_ENTRIES:
+            self.fail(
+                "too_many_items", f"metadata holds {len(value)} entries, more than {MAX_METADATA_ENTRIES}"
+            )
+            return {}
+        self.item_lengths("metadata key", [key for key in value if isinstance(key, str)])
         for key, item in value.items():
             if not isinstance(key, str):
                 self.warn(
                     "metadata_not_string", f"metadata key {shown(key)} is not a string; served as written"
                 )
                 continue
+            if isinstance(item, str) and len(item) > MAX_METADATA_VALUE_CHARS:
+                self.fail(
+                    "item_too_long",
+                    f"metadata value of {shown(key)} has {len(item)} characters, "
+                    f"more than {MAX_METADATA_VALUE_CHARS}",
+                )
+            elif isinstance(item, list):
+                # A list served as written, bounded as every frontmatter list; its items may be
+                # anything YAML holds (warned below), only strings are measured.
+                self._metadata_list(key, item)
             if key in METADATA_STAND_INS:
                 continue
             near = near_known_key(key, TYPO_TARGETS)
@@ -152,6 +181,13 @@ class OpenChecker(VersionField):
                     f"metadata.{key} is a {type_name(item)}, not a string; served as written",
                 )
         return value
+
+    def _metadata_list(self, key: str, items: list[Any]) -> None:
+        name = f"metadata list {shown(key)}"
+        if len(items) > MAX_LIST_ITEMS:
+            self.fail("too_many_items", f"{name} holds {len(items)} items, more than {MAX_LIST_ITEMS}")
+            return
+        self.item_lengths(f"{name} item", [item for item in items if isinstance(item, str)])
 
     # --- what metadata may stand in for ------------------------------------------------------
 

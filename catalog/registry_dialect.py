@@ -9,7 +9,7 @@ import difflib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from catalog.fields import LINE_BREAKS, MAX_ID_CHARS, duplicates, is_slug
+from catalog.fields import LINE_BREAKS, MAX_ID_CHARS, is_slug
 from catalog.paths import path_problem
 from catalog.strict_yaml import shown
 from catalog.version_field import VersionField
@@ -30,7 +30,12 @@ KNOWN_KEYS = REQUIRED_KEYS + tuple(OPTIONAL_DEFAULTS)
 
 
 class RegistryChecker(VersionField):
-    """The key and type rules; `check` returns the values that passed."""
+    """The key and type rules; `check` returns the values that passed. `files` holds at
+    most `max_files` paths (the config's max_files_per_skill)."""
+
+    def __init__(self, max_files: int) -> None:
+        super().__init__()
+        self.max_files = max_files
 
     def check(self, data: dict[Any, Any]) -> dict[str, Any]:
         for key in data:
@@ -99,7 +104,14 @@ class RegistryChecker(VersionField):
 
     def _files(self, value: Any) -> tuple[str, ...] | None:
         """Returns the well-formed paths even when some are not, so existence is still checked."""
-        paths = self.string_list("files", value)
+        paths = self.string_list(
+            "files",
+            value,
+            self.max_files,
+            duplicate_code="duplicate_path",
+            count_code="too_many_files",
+            limit_name="max_files_per_skill",
+        )
         if paths is None:
             return None
         good: list[str] = []
@@ -111,9 +123,7 @@ class RegistryChecker(VersionField):
                 self.fail("invalid_path", f"files entry {path!r} {why}")
             else:
                 good.append(path)
-        for path in duplicates(paths):
-            self.fail("duplicate_path", f"files lists {path!r} more than once")
-        return tuple(dict.fromkeys(good))
+        return tuple(good)
 
 
 def _unknown_key_message(key: Any) -> str:

@@ -159,19 +159,12 @@ class Rules:
         """The skill-wide limits: on the listing (before any supporting file is read), at
         `factor` times the limits for the open dialect; then on what it serves (`served`
         names those files in the message)."""
-        limits = self.limits
-        max_files, max_bytes = limits.max_files_per_skill * factor, limits.max_skill_total_bytes * factor
+        max_bytes = self.limits.max_skill_total_bytes * factor
         scale = f"{factor} times " if factor > 1 else ""
         problems = []
-        if file_count > max_files:
-            problems.append(
-                Problem(
-                    skill_md_path,
-                    "too_many_files",
-                    f"the skill has {file_count} {served}supporting files, "
-                    f"more than {scale}max_files_per_skill ({max_files})",
-                )
-            )
+        too_many = self.too_many_files(skill_md_path, file_count, factor, served)
+        if too_many is not None:
+            problems.append(too_many)
         if total_bytes > max_bytes:
             problems.append(
                 Problem(
@@ -182,6 +175,20 @@ class Rules:
                 )
             )
         return problems
+
+    def too_many_files(
+        self, skill_md_path: str, file_count: int, factor: int = 1, served: str = ""
+    ) -> Problem | None:
+        max_files = self.limits.max_files_per_skill * factor
+        if file_count <= max_files:
+            return None
+        scale = f"{factor} times " if factor > 1 else ""
+        return Problem(
+            skill_md_path,
+            "too_many_files",
+            f"the skill has {file_count} {served}supporting files, "
+            f"more than {scale}max_files_per_skill ({max_files})",
+        )
 
     @staticmethod
     def missing_listed_files(

@@ -73,6 +73,14 @@ def scan_skill(tree: Tree, skill_dir: SkillDir, rules: Rules) -> SkillScan:
 
     skill_md_bytes = _read_skill_md(tree, scan, skill_md, skill_dir.name, rules)
     dialect = scan.parsed.dialect if scan.parsed is not None else None
+    # More entries than the skill may hold: that one problem, and no entry looked at, so
+    # 100,001 files are one line, not 100,001 (the open dialect, which omits what it cannot
+    # serve, at OPEN_LISTING_FACTOR times max_files_per_skill).
+    factor = 1 if dialect is Dialect.REGISTRY else OPEN_LISTING_FACTOR
+    too_many = rules.too_many_files(scan.skill_md_path, len(supporting), factor)
+    if too_many is not None:
+        scan.problems.append(too_many)
+        return scan
     if dialect is Dialect.REGISTRY:
         complete = _registry_files(tree, scan, supporting, skill_md, rules)
     elif dialect is Dialect.OPEN:
@@ -104,7 +112,7 @@ def _read_skill_md(
         return None
     scan.skill_md_size = len(data)
     scan.skill_md_sha256 = sha256_hex(data)
-    scan.parsed = parse_skill_file(data, scan.path)
+    scan.parsed = parse_skill_file(data, scan.path, rules.limits.max_files_per_skill)
     scan.problems.extend(rules.skill_md_problems(path, scan.parsed, dir_name))
     return data
 
@@ -151,10 +159,9 @@ def _registry_files(
             continue
         if over_budget:
             continue
-        data = _read_bounded(tree, path, entry.size, limits.max_file_bytes)
-        if not isinstance(data, bytes):
+        data = _read_file(tree, scan, path, entry, rules)
+        if data is None:
             complete = False
-            scan.problems.append(unreadable(path) if data is None else rules.file_too_large(path, data))
             continue
         problem = content_problem(path, data)
         if problem is not None:
@@ -185,11 +192,7 @@ def _open_files(
                 scan.problems.append(malformed)
             complete = False
             continue
-        omitted = rules.omitted_by_listing(rel, entry)
-        if omitted is not None:
-            scan.omitted.append(omitted)
-            scan.problems.append(rules.omitted_warning(path, omitted))
-        else:
+        if not _omitted(scan, path, rules.omitted_by_listing(rel, entry), rules):
             candidates.append((rel, entry))
     # Before reading: bounded at OPEN_LISTING_FACTOR times the limits, as every candidate
     # is read to tell text from binary.
@@ -201,21 +204,34 @@ def _open_files(
         return False
     for rel, entry in candidates:
         path = f"{scan.path}/{rel}"
-        data = _read_bounded(tree, path, entry.size, rules.limits.max_file_bytes)
-        if not isinstance(data, bytes):
+        data = _read_file(tree, scan, path, entry, rules)
+        if data is None:
             complete = False
-            scan.problems.append(unreadable(path) if data is None else rules.file_too_large(path, data))
             continue
-        omitted = rules.omitted_by_content(rel, data)
-        if omitted is not None:
-            scan.omitted.append(omitted)
-            scan.problems.append(rules.omitted_warning(path, omitted))
-        else:
+        if not _omitted(scan, path, rules.omitted_by_content(rel, data), rules):
             scan.files.append(rules.validated_file(rel, path, data))
     served = sum(f.size for f in scan.files) + scan.skill_md_size
     over = rules.budget_problems(scan.skill_md_path, len(scan.files), served, served="served ")
     scan.problems.extend(over)
     return complete and not over
+
+
+def _omitted(scan: SkillScan, path: str, omitted: OmittedFile | None, rules: Rules) -> bool:
+    """Records a file the open dialect leaves out, with its warning; False when it is kept."""
+    if omitted is None:
+        return False
+    scan.omitted.append(omitted)
+    scan.problems.append(rules.omitted_warning(path, omitted))
+    return True
+
+
+def _read_file(tree: Tree, scan: SkillScan, path: str, entry: TreeEntry, rules: Rules) -> bytes | None:
+    """A supporting file's bytes, or None with the problem that says why not (recorded)."""
+    data = _read_bounded(tree, path, entry.size, rules.limits.max_file_bytes)
+    if isinstance(data, bytes):
+        return data
+    scan.problems.append(unreadable(path) if data is None else rules.file_too_large(path, data))
+    return None
 
 
 def _read_bounded(tree: Tree, path: str, listed_size: int, limit: int) -> bytes | int | None:

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from catalog import frontmatter_json
+from catalog.config import CEILING_LIMITS
 from catalog.fields import ERROR, FieldProblem, type_name
 from catalog.open_dialect import OpenChecker
 from catalog.registry_dialect import SKILL_MD, RegistryChecker
@@ -71,9 +72,12 @@ def text_problem(raw: bytes) -> FieldProblem | None:
     return None
 
 
-def parse_skill_file(raw: bytes, path: str = "") -> ParsedSkillFile:
+def parse_skill_file(
+    raw: bytes, path: str = "", max_files: int = CEILING_LIMITS.max_files_per_skill
+) -> ParsedSkillFile:
     """Parse the bytes of one SKILL.md of the skill directory `path` (repository-relative,
-    recorded in the metadata). Never raises for bad content: problems are returned."""
+    recorded in the metadata); a registry-dialect `files` holds at most `max_files` paths.
+    Never raises for bad content: problems are returned."""
     problem = text_problem(raw)
     if problem is not None:
         return ParsedSkillFile(None, None, (problem,))
@@ -125,15 +129,16 @@ def parse_skill_file(raw: bytes, path: str = "") -> ParsedSkillFile:
     if not isinstance(data, dict):
         return ParsedSkillFile(None, instructions, tuple(problems), dialect=dialect)
 
+    # The key rules run even on a frontmatter whose aliases expand too far: they never
+    # expand a value (a list is refused by its length before its items are looked at), and
+    # so an alias bomb in a list is named by its key, its count and the limit.
     written, why = _as_written(data, len(front))
-    if why is not None:
-        # Not even the keys are looked at: checking them could expand what was refused.
-        problems.append(why)
-        return ParsedSkillFile(None, instructions, tuple(problems), dialect=dialect)
-
-    checker = RegistryChecker() if dialect is Dialect.REGISTRY else OpenChecker()
+    checker = RegistryChecker(max_files) if dialect is Dialect.REGISTRY else OpenChecker()
     valid = checker.check(data)
     problems.extend(checker.problems)
+    if why is not None:
+        problems.append(why)
+        return ParsedSkillFile(None, instructions, tuple(problems), valid, dialect)
     metadata = None
     if not any(problem.severity == ERROR for problem in problems):
         metadata = SkillMetadata.from_values({**valid, "path": path})
@@ -156,7 +161,8 @@ def _as_written(data: dict[Any, Any], written_chars: int) -> tuple[Any, FieldPro
     except frontmatter_json.FrontmatterTooLarge:
         return None, FieldProblem(
             "frontmatter_too_large",
-            "frontmatter expands (through YAML aliases) to more than four times its written size",
+            "frontmatter expands (through YAML aliases) to more than four times its written size "
+            f"or more than {frontmatter_json.MAX_FRONTMATTER_COST} characters",
         )
     except frontmatter_json.Unservable as exc:
         return None, FieldProblem("invalid_yaml", f"frontmatter is not valid YAML here: it holds {exc}")

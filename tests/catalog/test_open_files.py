@@ -277,3 +277,20 @@ def test_a_skill_directory_whose_name_is_not_utf8_is_refused_by_name(skill_repo:
             "skills/d\\xe9mo/SKILL.md: name 'demo' must equal the directory name 'd\\xe9mo' "
             "(the name is the skill's id)"
         ]
+
+
+def test_more_entries_than_four_times_max_files_per_skill_are_one_problem(tmp_path) -> None:
+    # Dot-named files are omitted by name without being read, each with its warning: over
+    # four times the limit, the skill is refused in one line instead.
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_files_per_skill=2))
+    open_skill(repo, {f".hidden-{n}": "x\n" for n in range(8)})
+    assert codes(validate(repo)) == {(f"{BASE}/.hidden-{n}", "omitted_file") for n in range(8)}
+    open_skill(repo, {".hidden-8": "x\n"})
+    report = validate(repo)
+    assert [(p.path, p.code, p.message) for p in report.problems] == [
+        (
+            f"{BASE}/SKILL.md",
+            "too_many_files",
+            "the skill has 9 supporting files, more than 4 times max_files_per_skill (8)",
+        )
+    ]

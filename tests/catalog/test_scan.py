@@ -41,21 +41,27 @@ def test_a_stray_file_and_too_many_skills_are_tree_wide_problems(skill_repo: Ski
     skill_repo.add_skill("alpha")
     skill_repo.add_skill("beta")
     skill_repo.write("skills/README.md", "stray\n")
-    listing = list_skills(WorkingTree(skill_repo.root), rules(max_skills=1))
+    listing = list_skills(WorkingTree(skill_repo.root), rules(max_skills=2))
     assert {(p.path, p.code, p.severity) for p in listing.problems} == {
         ("skills/README.md", "stray_entry", "warning"),
-        ("skills", "too_many_skills", "error"),
     }
+    # Over the count the tree is refused whole: that one problem, and no skill to read.
+    listing = list_skills(WorkingTree(skill_repo.root), rules(max_skills=1))
+    assert [(p.path, p.code, p.severity) for p in listing.problems] == [
+        ("skills", "too_many_skills", "error")
+    ]
+    assert listing.skill_dirs == []
 
 
 def test_known_valid_directories_are_counted_but_not_listed(skill_repo: SkillRepo) -> None:
     skill_repo.add_skill("alpha")
     skill_repo.add_skill("beta")
-    listing = list_skills(
-        WorkingTree(skill_repo.root), rules(max_skills=1), known_valid={"skills/alpha", "skills/nope"}
-    )
+    known = {"skills/alpha", "skills/nope"}
+    listing = list_skills(WorkingTree(skill_repo.root), rules(max_skills=2), known_valid=known)
     assert [skill_dir.name for skill_dir in listing.skill_dirs] == ["beta"]
     assert listing.known_valid == ["skills/alpha"]
+    assert listing.problems == []
+    listing = list_skills(WorkingTree(skill_repo.root), rules(max_skills=1), known_valid=known)
     assert [p.code for p in listing.problems] == ["too_many_skills"]
 
 

@@ -7,6 +7,8 @@ import pytest
 from catalog.config import DEFAULTS
 from catalog.hashing import content_hash
 from catalog.report import ValidatedFile
+from catalog.trees import WorkingTree
+from catalog.validation import validate_tree
 from tests.catalog.tree_support import MD, codes, nested_repository, symlink, validate, validate_commit
 from tests.support.repos import SkillRepo, config_with_limits
 from tests.support.skillmd import skill_md
@@ -419,3 +421,44 @@ def test_it_rejects_a_binary_skill_md(skill_repo: SkillRepo) -> None:
 def test_it_accepts_multibyte_utf8(skill_repo: SkillRepo) -> None:
     skill_repo.add_skill("demo", "Étape 1 — café ☕\n", files={"references/a.md": "日本語\n"})
     assert validate(skill_repo).ok
+
+
+class ReadCounting(WorkingTree):
+    """A working tree that counts the files it is asked to read."""
+
+    reads: list[str]
+
+    def __init__(self, root: object) -> None:
+        super().__init__(root)  # type: ignore[arg-type]
+        self.reads = []
+
+    def read(self, path: str, max_bytes: int) -> bytes | None:
+        self.reads.append(path)
+        return super().read(path, max_bytes)
+
+
+def test_over_max_skills_is_refused_before_any_skill_md_is_read(tmp_path) -> None:
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_skills=3))
+    for n in range(4):
+        # Each broken on its own: none of that is worth reading once the count refuses them.
+        repo.write(f"skills/skill-{n}/SKILL.md", "not even a frontmatter\n")
+    tree = ReadCounting(repo.root)
+    report = validate_tree(tree)
+    assert [(p.path, p.code, p.message) for p in report.problems] == [
+        ("skills", "too_many_skills", "holds 4 skills, more than max_skills (3)")
+    ]
+    assert [path for path in tree.reads if path.endswith("SKILL.md")] == []
+
+
+def test_over_max_files_per_skill_is_one_problem_and_no_entry_is_looked_at(tmp_path) -> None:
+    repo = SkillRepo(tmp_path / "repo", config_with_limits(max_files_per_skill=3))
+    # Unlisted, misplaced, with a disallowed extension: three problems each, were they looked at.
+    repo.add_skill("demo", files_list=[])
+    for n in range(40):
+        repo.write(f"skills/demo/junk-{n}.bin", "x\n")
+    tree = ReadCounting(repo.root)
+    report = validate_tree(tree)
+    assert [(p.path, p.code, p.message) for p in report.problems] == [
+        (MD, "too_many_files", "the skill has 40 supporting files, more than max_files_per_skill (3)")
+    ]
+    assert tree.reads == ["registry.config.json", MD]

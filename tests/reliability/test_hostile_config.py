@@ -6,6 +6,7 @@ and check_skills with one invalid_config problem in valid JSON: never a tracebac
 """
 
 import json
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -113,3 +114,28 @@ def test_check_skills_answers_any_config_with_valid_json(data: Any) -> None:
         config_problems = [p for p in document["problems"] if p["path"] == "registry.config.json"]
         assert len(config_problems) <= 1
         assert all(p["code"] == "invalid_config" for p in config_problems)
+
+
+def at_ceilings(**over: int) -> bytes:
+    """A config with every value at its ceiling, `over` (a key with "." as "__") above it."""
+    data: dict[str, Any] = {}
+    for key, ceiling in CEILINGS.items():
+        section, _, field = key.rpartition(".")
+        value = ceiling + over.get(key.replace(".", "__"), 0)
+        (data.setdefault(section, {}) if section else data)[field] = value
+    return json.dumps(data).encode()
+
+
+def test_every_value_exactly_at_its_ceiling_is_accepted() -> None:
+    config = parse_config(at_ceilings())
+    for key, ceiling in CEILINGS.items():
+        section, _, field = key.rpartition(".")
+        assert getattr(getattr(config, section) if section else config, field) == ceiling, key
+
+
+@given(key=st.sampled_from(sorted(CEILINGS)), excess=st.one_of(st.just(1), st.integers(1, 10**40)))
+@FAST
+def test_any_value_over_its_ceiling_is_invalid_config_naming_the_key(key: str, excess: int) -> None:
+    with pytest.raises(ConfigError, match=re.escape(key)) as excinfo:
+        parse_config(at_ceilings(**{key.replace(".", "__"): excess}))
+    assert len(str(excinfo.value)) <= MAX_MESSAGE_CHARS

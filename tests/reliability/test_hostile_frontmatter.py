@@ -10,6 +10,8 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from catalog import frontmatter_json, validation
+from catalog.fields import MAX_ITEM_CHARS, MAX_LIST_ITEMS
 from catalog.open_dialect import OPEN_KEYS
+from catalog.publishing import PublishError, publish
 from catalog.registry_dialect import KNOWN_KEYS
 from catalog.report import printable
 from catalog.skillfile import parse_skill_file
@@ -27,7 +31,8 @@ from catalog.trees import WorkingTree
 from catalog.validation import validate_tree
 from tests.support.hostile import check_skills_json, examples
 from tests.support.project import PROJECT_DIR
-from tests.support.repos import DEFAULT_CONFIG
+from tests.support.repos import DEFAULT_CONFIG, SkillRepo
+from tests.support.skillmd import skill_md
 
 pytestmark = pytest.mark.reliability
 
@@ -262,6 +267,82 @@ def test_an_alias_bomb_is_answered_at_once() -> None:
             check_problem(code, message, severity)
 
 
+# --- the list bounds (docs/reference.md#skill-format, #limits) ---------------------------
+
+
+@st.composite
+def written_lists(draw: st.DrawFn) -> tuple[list[str], str]:
+    """A list of strings around the bounds (count near 64, lengths near 200, repeats), and
+    its YAML flow text, where a repeated item is written as an alias of its first use."""
+    count = draw(st.one_of(st.integers(0, 3), st.integers(60, 70), st.integers(120, 200)))
+    lengths = st.one_of(st.integers(1, 8), st.integers(195, 205))
+    items: list[str] = []
+    text: list[str] = []
+    anchors: dict[str, str] = {}
+    for n in range(count):
+        if items and draw(st.integers(0, 9)) == 0:
+            item = draw(st.sampled_from(items))  # a repeat, written as an alias when it has one
+        else:
+            item = f"i{n}-" + "x" * draw(lengths)
+        if item in anchors:
+            text.append(f"*{anchors[item]}")
+        elif draw(st.booleans()):
+            anchors[item] = f"a{n}"
+            text.append(f'&a{n} "{item}"')
+        else:
+            text.append(f'"{item}"')
+        items.append(item)
+    return items, "[" + ", ".join(text) + "]"
+
+
+def list_verdict(items: list[str]) -> set[str]:
+    """The codes the list rule owes `items`, whatever else the list holds."""
+    if len(items) > MAX_LIST_ITEMS:
+        return {"too_many_items"}
+    owed = set()
+    if any(len(item) > MAX_ITEM_CHARS for item in items):
+        owed.add("item_too_long")
+    if len(set(items)) < len(items):
+        owed.add("duplicate_item")
+    return owed
+
+
+LIST_FRONTS = {
+    "keywords": "schema_version: 1\nid: demo\nname: demo\ndescription: D\nversion: 1.0.0\nkeywords: {}\n",
+    "requires": "schema_version: 1\nid: demo\nname: demo\ndescription: D\nversion: 1.0.0\nrequires: {}\n",
+    "allowed-tools": "name: demo\ndescription: D\nallowed-tools: {}\n",
+}
+
+
+@given(written=written_lists(), key=st.sampled_from(sorted(LIST_FRONTS)))
+@FAST
+def test_every_list_is_refused_exactly_past_its_bounds(written: tuple[list[str], str], key: str) -> None:
+    """At most 64 items of at most 200 characters, no repeats; an alias counts as the item it
+    stands for, so a list passes or fails on what it expands to, however it is written."""
+    items, text = written
+    parsed = parse_skill_file(f"---\n{LIST_FRONTS[key].format(text)}---\nSteps.\n".encode())
+    assert {problem.code for problem in parsed.errors} == list_verdict(items)
+    if parsed.metadata is not None and key != "allowed-tools":
+        assert list(getattr(parsed.metadata, key)) == items
+
+
+def test_the_reported_keyword_bomb_is_refused_in_bounded_time_and_memory() -> None:
+    """Issue 15, finding 2: 20,000 characters anchored once, 11,000 aliases to them."""
+    uses = ", ".join(["*s"] * 11_000)
+    raw = f'---\nname: x\ndescription: D\nkeywords: [&s "{"x" * 20_000}", {uses}]\n---\nSteps.\n'
+    done = subprocess.run(
+        [sys.executable, "-c", _PARSE_BOMBS],
+        input=json.dumps([raw]),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=PROJECT_DIR,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    [problems] = json.loads(done.stdout)
+    assert ["too_many_items", "keywords holds 11001 items, more than 64", "error"] in problems
+
+
 @st.composite
 def skill_dirs(draw: st.DrawFn) -> dict[str, Any]:
     """One skill directory: its SKILL.md (maybe valid-looking, maybe hostile) and some files."""
@@ -339,3 +420,40 @@ def test_validate_tree_and_check_skills_answer_any_skill_with_clean_problems(
             line = problem.line()
             assert line.isprintable() and "\n" not in line
             line.encode("utf-8")
+
+
+@pytest.mark.django_db
+def test_check_skills_and_publish_refuse_the_reported_keyword_bomb_fast_in_little_memory(
+    tmp_path: Path,
+) -> None:
+    """Issue 15, finding 2, end to end: before the list bound, this 64 KiB SKILL.md's
+    five-character variant published into every skills_list; now both commands refuse it,
+    naming keywords, its count and the limit, in well under a second and a few MiB."""
+    uses = ", ".join(["*s"] * 11_000)
+    repo = SkillRepo(tmp_path / "repo")
+    for skill_id, keyword in (("bomb", "x" * 20_000), ("short", "xxxxx")):
+        text = skill_md(skill_id).replace("---\nDo", f'keywords: [&s "{keyword}", {uses}]\n---\nDo', 1)
+        repo.write(f"skills/{skill_id}/SKILL.md", text)
+    sha = repo.commit("two keyword bombs")
+    expected = {"bomb", "short"}
+    tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        out = io.StringIO()
+        with pytest.raises(SystemExit) as exit_:
+            call_command("check_skills", "--repo", str(repo.root), "--format", "json", stdout=out)
+        with pytest.raises(PublishError) as refused:
+            publish(repo.root, sha)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert time.perf_counter() - started < 10
+    assert peak < 32 * 1024 * 1024
+    assert exit_.value.code == 1
+    named = {
+        problem["path"].split("/")[1]
+        for problem in json.loads(out.getvalue())["problems"]
+        if problem["message"] == "keywords holds 11001 items, more than 64"
+    }
+    assert named == expected
+    assert str(refused.value).count("keywords holds 11001 items, more than 64") == 2

@@ -6,14 +6,24 @@ skill the caller may see; everything else is INVALID_PATH, FILE_NOT_FOUND, SKILL
 open dialect the allowlist is what the skill serves: a file it omitted (binary, a dot-name)
 is as absent as one that never existed."""
 
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import example, given
+from django.core.management import call_command
+from hypothesis import HealthCheck, example, given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
+from catalog.paths import BIDI_CONTROLS
+from catalog.report import printable
 from tests.support.hostile import examples
 from tests.support.mcp import McpClient, Registry
+from tests.support.skillmd import skill_md
 
 pytestmark = pytest.mark.reliability
 
@@ -229,3 +239,49 @@ def test_resources_of_open_skills_are_exactly_the_served_files(
     open_registry: Registry, mcp: McpClient, mcp_zdr: McpClient, zdr_cleared: bool, uri: str
 ) -> None:
     check_read(open_registry, mcp_zdr if zdr_cleared else mcp, zdr_cleared, uri)
+
+
+# --- names no skill may hold (docs/reference.md#skill-format), on disk ----------------------
+
+# One unit that makes a name unsafe: a control character (Cc, NUL and "/" aside: no file
+# system holds them), a bidirectional control, or a byte that is not UTF-8.
+_CONTROLS = [chr(code) for code in [*range(1, 0x20), *range(0x7F, 0xA0)] if chr(code) != "/"]
+UNSAFE_UNITS = st.one_of(
+    st.sampled_from(_CONTROLS),
+    st.sampled_from(sorted(BIDI_CONTROLS)),
+    st.integers(0x80, 0xFF).map(lambda byte: chr(0xDC00 + byte)),  # surrogateescape: a raw byte
+)
+OPEN_SKILL_MD = "---\nname: demo\ndescription: The demo skill.\n---\nSteps.\n"
+
+
+@given(
+    stem=st.text(alphabet="abcxyz-_. ", min_size=1, max_size=12),
+    unit=UNSAFE_UNITS,
+    at=st.integers(0, 12),
+    dialect=st.sampled_from(["open", "registry"]),
+)
+@hsettings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_an_unsafe_file_name_is_one_clean_problem_in_both_dialects(
+    stem: str, unit: str, at: int, dialect: str
+) -> None:
+    name = stem[:at] + unit + stem[at:]
+    rel = f"references/{name}.md"
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        skill = root / "skills" / "demo"
+        (skill / "references").mkdir(parents=True)
+        front = skill_md("demo", files=[rel]) if dialect == "registry" else OPEN_SKILL_MD
+        (skill / "SKILL.md").write_text(front)
+        with open(os.fsencode(skill / rel), "wb") as handle:
+            handle.write(b"text\n")
+        out = io.StringIO()
+        with pytest.raises(SystemExit) as exit_:
+            call_command(
+                "check_skills", "--repo", str(root), "--format", "json", stdout=out, stderr=io.StringIO()
+            )
+        assert exit_.value.code == 1
+        document = json.loads(out.getvalue())
+    problems = [p for p in document["problems"] if p["code"] == "unsafe_file_name"]
+    assert [p["path"] for p in problems] == [printable(f"skills/demo/{rel}")]
+    for problem in document["problems"]:
+        assert problem["path"].isprintable() and not BIDI_CONTROLS.intersection(problem["path"])

@@ -11,12 +11,13 @@ from typing import Any
 
 import pytest
 
+from catalog.fields import MAX_ITEM_CHARS, MAX_LIST_ITEMS, MAX_METADATA_ENTRIES, MAX_METADATA_VALUE_CHARS
 from catalog.publishing import PublishError, publish
 from catalog.trees import GitTree, open_repo, resolve_commit
 from catalog.validation import validate_tree
 from tests.support.mcp import McpClient
 from tests.support.repos import DEFAULT_CONFIG, SkillRepo
-from tests.support.skillmd import skill_md
+from tests.support.skillmd import render_skill_md, skill_md
 
 pytestmark = [pytest.mark.reliability, pytest.mark.django_db]
 
@@ -54,6 +55,7 @@ class Edge:
     limit: str
     build: Callable[[SkillRepo, bool, str], None]
     problem: tuple[str, str]  # (path, code) of the one problem one past the limit
+    config: dict[str, Any] | None = None  # CONFIG unless given
 
 
 def _many_skills(repo: SkillRepo, over: bool, version: str) -> None:
@@ -110,9 +112,55 @@ def test_the_limits_cover_every_limit_of_the_config() -> None:
     assert {edge.limit for edge in EDGES} == set(DEFAULT_CONFIG["limits"])
 
 
-@pytest.mark.parametrize("edge", EDGES, ids=[edge.limit for edge in EDGES])
+def _list_edge(key: str, item: Callable[[int], Any]) -> Callable[[SkillRepo, bool, str], None]:
+    def build(repo: SkillRepo, over: bool, version: str) -> None:
+        count = MAX_LIST_ITEMS + (1 if over else 0)
+        repo.add_skill("lists", version=version, **{key: [item(n) for n in range(count)]})
+
+    return build
+
+
+def _long_keyword(repo: SkillRepo, over: bool, version: str) -> None:
+    repo.add_skill("lists", version=version, keywords=["k" * (MAX_ITEM_CHARS + (1 if over else 0))])
+
+
+def _open_skill(repo: SkillRepo, version: str, **fields: Any) -> None:
+    meta = {"name": "lists", "description": "Open lists.", "version": version, **fields}
+    repo.write("skills/lists/SKILL.md", render_skill_md(meta, "Steps.\n"))
+
+
+def _allowed_tools(repo: SkillRepo, over: bool, version: str) -> None:
+    tools = " ".join(f"T{n}" for n in range(MAX_LIST_ITEMS + (1 if over else 0)))
+    _open_skill(repo, version, **{"allowed-tools": tools})
+
+
+def _metadata_entries(repo: SkillRepo, over: bool, version: str) -> None:
+    entries = {f"k{n}": "v" for n in range(MAX_METADATA_ENTRIES + (1 if over else 0))}
+    _open_skill(repo, version, metadata=entries)
+
+
+def _metadata_value(repo: SkillRepo, over: bool, version: str) -> None:
+    _open_skill(repo, version, metadata={"author": "a" * (MAX_METADATA_VALUE_CHARS + (1 if over else 0))})
+
+
+# Room in SKILL.md for 64 items: the frontmatter bounds are code's, not the config's.
+ROOMY = copy.deepcopy(CONFIG)
+ROOMY["limits"].update(max_skill_md_bytes=65536, max_skill_total_bytes=65536)
+LIST_MD = ("skills/lists/SKILL.md", "too_many_items")
+FRONTMATTER_EDGES = [
+    Edge("tags", _list_edge("tags", lambda n: f"tag-{n}"), LIST_MD, ROOMY),
+    Edge("keywords", _list_edge("keywords", lambda n: f"keyword {n}"), LIST_MD, ROOMY),
+    Edge("requires", _list_edge("requires", lambda n: f"need {n}"), LIST_MD, ROOMY),
+    Edge("keyword chars", _long_keyword, ("skills/lists/SKILL.md", "item_too_long"), ROOMY),
+    Edge("allowed-tools", _allowed_tools, LIST_MD, ROOMY),
+    Edge("metadata entries", _metadata_entries, LIST_MD, ROOMY),
+    Edge("metadata value chars", _metadata_value, ("skills/lists/SKILL.md", "item_too_long"), ROOMY),
+]
+
+
+@pytest.mark.parametrize("edge", EDGES + FRONTMATTER_EDGES, ids=[e.limit for e in EDGES + FRONTMATTER_EDGES])
 def test_exactly_at_a_limit_publishes_and_one_more_is_refused(edge: Edge, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    repo = SkillRepo(tmp_path / "repo", config=CONFIG)
+    repo = SkillRepo(tmp_path / "repo", config=edge.config or CONFIG)
     edge.build(repo, False, "1.0.0")
     at_limit = repo.commit("at the limit")
     assert problems_of(repo, at_limit) == set()
