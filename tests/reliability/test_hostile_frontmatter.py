@@ -10,7 +10,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -428,7 +427,7 @@ def test_check_skills_and_publish_refuse_the_reported_keyword_bomb_fast_in_littl
 ) -> None:
     """Issue 15, finding 2, end to end: before the list bound, this 64 KiB SKILL.md's
     five-character variant published into every skills_list; now both commands refuse it,
-    naming keywords, its count and the limit, in well under a second and a few MiB."""
+    naming keywords, its count and the limit, in a few MiB."""
     uses = ", ".join(["*s"] * 11_000)
     repo = SkillRepo(tmp_path / "repo")
     for skill_id, keyword in (("bomb", "x" * 20_000), ("short", "xxxxx")):
@@ -437,22 +436,19 @@ def test_check_skills_and_publish_refuse_the_reported_keyword_bomb_fast_in_littl
     sha = repo.commit("two keyword bombs")
     expected = {"bomb", "short"}
     tracemalloc.start()
-    started = time.perf_counter()
     try:
-        out = io.StringIO()
-        with pytest.raises(SystemExit) as exit_:
-            call_command("check_skills", "--repo", str(repo.root), "--format", "json", stdout=out)
+        code, printed = check_skills_json(repo.root)
         with pytest.raises(PublishError) as refused:
             publish(repo.root, sha)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert time.perf_counter() - started < 10
+    # Memory, not time, is the bound that holds on a busy machine: the expansion never happens.
     assert peak < 32 * 1024 * 1024
-    assert exit_.value.code == 1
+    assert code == 1
     named = {
         problem["path"].split("/")[1]
-        for problem in json.loads(out.getvalue())["problems"]
+        for problem in json.loads(printed)["problems"]
         if problem["message"] == "keywords holds 11001 items, more than 64"
     }
     assert named == expected
