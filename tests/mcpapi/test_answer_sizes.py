@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from catalog.fields import MAX_ITEM_CHARS, MAX_LIST_ITEMS
 from mcpapi.answer_size import ANSWER_BYTES, DEFAULT_PAGE_CHARS, estimated_tokens
 from mcpapi.jsonrpc import dumps_text
 from tests.support.maximal import escape_heavy, huge_skill, maximal_skills
@@ -88,11 +89,11 @@ def test_a_list_page_at_max_limit_ends_before_the_budget_and_its_cursor_carries_
 def test_skills_with_huge_label_lists_still_give_pages_that_fit(
     mcp: McpClient, make_repo: Callable[..., SkillRepo]
 ) -> None:
-    """Labels have no count bound of their own: only the answer budget keeps a page whole."""
+    """Lists at their bounds make a skill's metadata about 27 KB: the answer budget, not the
+    page's limit, keeps a page whole."""
     repo = make_repo()
-    keywords = [f"keyword number {n} of a very long list" for n in range(500)]  # about 20 KB
     for number in range(12):
-        repo.add_skill(f"labelled-{number:02d}", keywords=keywords, description="Export the report.")
+        repo.add_skill(f"labelled-{number:02d}", description="Export the report.", **_lists_at_their_bounds())
     publish_head(repo)
     ids: list[str] = []
     cursor = None
@@ -113,16 +114,26 @@ def test_skills_with_huge_label_lists_still_give_pages_that_fit(
     assert found["structuredContent"]["next_cursor"] is not None
 
 
-def test_a_skill_larger_than_the_budget_is_still_listed_alone(
+def _lists_at_their_bounds() -> dict[str, list[str]]:
+    def items(word: str) -> list[str]:
+        return [f"{word} {n} ".ljust(MAX_ITEM_CHARS, "x") for n in range(MAX_LIST_ITEMS)]
+
+    return {"keywords": items("keyword"), "requires": items("requirement")}
+
+
+def test_one_skill_with_every_list_at_its_bound_fits_one_answer_with_room_to_spare(
     mcp: McpClient, make_repo: Callable[..., SkillRepo]
 ) -> None:
+    """The list bounds (docs/reference.md#limits) keep any one skill's metadata well under
+    the budget, so a page always holds at least one skill whole."""
     repo = make_repo()
-    repo.add_skill("giant", keywords=[f"keyword {n} " + "x" * 100 for n in range(1000)])
+    tags = [f"tag-{n:02d}-".ljust(60, "t") for n in range(MAX_LIST_ITEMS)]
+    repo.add_skill("giant", description="d" * 1024, tags=tags, **_lists_at_their_bounds())
     repo.add_skill("small")
     publish_head(repo)
-    page = mcp.ok("skills_list")
-    assert [skill["id"] for skill in page["skills"]] == ["giant"]
-    assert [skill["id"] for skill in mcp.ok("skills_list", cursor=page["next_cursor"])["skills"]] == ["small"]
+    result = mcp.call("skills_list")
+    assert [skill["id"] for skill in result["structuredContent"]["skills"]] == ["giant", "small"]
+    assert len(dumps_text(result["structuredContent"]).encode()) < ANSWER_BYTES / 2
 
 
 def test_a_file_page_at_file_page_bytes_fits_even_when_json_escapes_most_of_it(
@@ -159,10 +170,9 @@ def test_every_page_of_a_huge_skills_files_fits(mcp: McpClient, make_repo: Calla
 
 def test_a_skills_list_page_of_the_extension_fits(make_repo: Callable[..., SkillRepo]) -> None:
     repo = make_repo()
-    keywords = [f"keyword number {n} of a very long list" for n in range(500)]
     for number in range(PAGINATION["default_limit"]):
         skill_id = f"native-{number:02d}"
-        repo.add_skill(skill_id, name=skill_id, keywords=keywords)
+        repo.add_skill(skill_id, name=skill_id, **_lists_at_their_bounds())
     publish_head(repo)
     result = ModernMcp().result("skills/list", {})
     assert len(dumps_text(result).encode()) <= ANSWER_BYTES
