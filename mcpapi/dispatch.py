@@ -24,10 +24,10 @@ from mcpapi.jsonrpc import (
     InvalidParams,
     JsonRpcError,
     Message,
-    RawJson,
-    dumps_text,
     encode_error,
     encode_result,
+    encode_utf8_result,
+    result_utf8,
 )
 from mcpapi.params import ArgumentError, validate_object
 
@@ -103,10 +103,12 @@ class Dispatcher(Generic[C]):
             context = context_for(name)
             key = None if memo_key is None or self.answers is None else memo_key(name, params, context)
             if key is None:
-                result = dialect.result(name, method.handler(params, context))
+                payload = encode_result(message.id, dialect.result(name, method.handler(params, context)))
             else:
-                result = self._remembered(key, name, params, context, dialect)
-            return Reply(encode_result(message.id, result), None, context)
+                payload = encode_utf8_result(
+                    message.id, self._remembered(key, name, params, context, dialect)
+                )
+            return Reply(payload, None, context)
         except JsonRpcError as raised:
             worded = dialect.error(raised)
             return Reply(
@@ -118,14 +120,14 @@ class Dispatcher(Generic[C]):
 
     def _remembered(
         self, key: Hashable, name: str, params: dict[str, Any], context: C, dialect: Dialect
-    ) -> RawJson:
-        """The result kept under `key`, or the method's result, encoded and kept. Two threads
-        missing at once both encode it: the same text, kept once."""
+    ) -> bytes:
+        """The result kept under `key`, or the method's result, encoded and kept: its JSON as
+        UTF-8, so that a hit is only spliced into its envelope. Two threads missing at once both
+        encode it: the same bytes, kept once."""
         assert self.answers is not None
         kept = self.answers.get(key)
         if kept is not None:
             return kept
-        result = dialect.result(name, self._methods[name].handler(params, context))
-        encoded = result if isinstance(result, RawJson) else RawJson(dumps_text(result))
+        encoded = result_utf8(dialect.result(name, self._methods[name].handler(params, context)))
         self.answers.put(key, encoded)
         return encoded

@@ -108,8 +108,19 @@ def _is_valid_id(value: Any) -> bool:
 
 def encode_result(request_id: RequestId | None, result: Any) -> bytes:
     if isinstance(result, RawJson):
-        return b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (_dumps(request_id), _utf8(result))
+        return encode_utf8_result(request_id, _utf8(result))
     return _dumps({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+def result_utf8(result: Any) -> bytes:
+    """A result's JSON as UTF-8, as encode_utf8_result puts it in any envelope."""
+    return _utf8(result) if isinstance(result, RawJson) else _dumps(result)
+
+
+def encode_utf8_result(request_id: RequestId | None, result: bytes) -> bytes:
+    """The reply to `request_id` around a result already encoded (result_utf8): the same bytes
+    as encode_result gives for the result itself."""
+    return b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (_dumps(request_id), result)
 
 
 def encode_error(request_id: RequestId | None, code: int, message: str, data: Any = None) -> bytes:

@@ -10,7 +10,6 @@ import pytest
 
 from mcpapi import answer_cache
 from mcpapi.answer_cache import AnswerCache, size_of
-from mcpapi.jsonrpc import RawJson
 from mcpapi.protocol import dispatcher
 from tests.support.mcp import META, MODERN, McpClient, Published, publish_head
 from tests.support.repos import SkillRepo
@@ -160,19 +159,19 @@ def test_arguments_in_another_order_share_one_answer(published: Published, mcp: 
     assert len(answer_cache.answers) == 1
 
 
-def _text(n: int) -> RawJson:
-    return RawJson("x" * n)
+def _text(n: int) -> bytes:
+    return b"x" * n
 
 
 def test_the_entry_bound_evicts_the_least_recently_used_at_its_edge() -> None:
     cache = AnswerCache(max_entries=3, max_bytes=10**9, max_entry_bytes=10**9)
     for key in "abc":
         cache.put(key, _text(1))
-    assert cache.get("a") == "x"  # a is now the most recently used
+    assert cache.get("a") == b"x"  # a is now the most recently used
     cache.put("d", _text(1))
     assert len(cache) == 3
     assert cache.get("b") is None
-    assert [cache.get(key) for key in "acd"] == ["x", "x", "x"]
+    assert [cache.get(key) for key in "acd"] == [b"x", b"x", b"x"]
 
 
 def test_the_byte_bound_evicts_at_its_edge() -> None:
