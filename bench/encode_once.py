@@ -239,7 +239,10 @@ def memory(client: Any, ops: dict[str, tuple[bytes, list[bytes]]], cache: Any) -
 
     _post(client, _tool("skills_search", query="postgres migrations"))
     print(f"RSS with the index and the search index built: {_rss_mb():.0f} MB", flush=True)
-    everything = [body for _, cold in ops.values() for body in cold]
+    # The pages last: the largest answers, so that the byte bound is the one reached.
+    pages = ("skills_list", "resources/list", "skills/list")
+    order = [name for name in ops if name not in pages] + [name for name in pages if name in ops]
+    everything = [body for name in order for body in ops[name][1]]
     run(client, everything, len(everything), None)
     print(
         f"after {len(everything)} distinct requests: {len(cache)} answers kept, "

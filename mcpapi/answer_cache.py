@@ -25,8 +25,8 @@ from collections.abc import Hashable
 # At most this many answers per process...
 MAX_ENTRIES = 2048
 # ...holding at most this many bytes (sys.getsizeof of the keys and answers). With the index of
-# 10,000 skills a worker stays under 200 MB (docs/benchmarks.md#encode-once).
-MAX_BYTES = 16 * 1024 * 1024
+# 10,000 skills a worker stays under 200 MB (docs/benchmarks.md#encode-once: at most ~8.5 MiB held).
+MAX_BYTES = 8 * 1024 * 1024
 # An answer larger than this is not kept (a whole large file by resources/read): one such answer
 # would push out hundreds of pages.
 MAX_ENTRY_BYTES = 1024 * 1024
