@@ -33,6 +33,7 @@ LAYERS = (
     ("database (Django ORM + sqlite3)", ("django/db/",)),
     ("catalog (index, search, validation, publishing)", ("(catalog/",)),
     ("accounts (authentication)", ("(accounts/",)),
+    ("access log (logging)", ("logging/__init__.py", "(mcpapi/access_log.py)", "(skillsite/logs.py)")),
     ("mcpapi (protocol, dispatch, tools)", ("(mcpapi/",)),
     ("Django request/response and middleware", ("django/",)),
     ("gunicorn HTTP parsing, socket I/O, worker loop", ("gunicorn/", "socket.py")),

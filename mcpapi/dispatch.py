@@ -1,7 +1,10 @@
 """Method name -> (params schema, handler), and the one exception-to-wire boundary.
 
 Knows nothing of skills or MCP's meaning: a handler takes checked params and a
-request context and returns a result (or raises JsonRpcError). The context is made
+request context and returns a result (or raises JsonRpcError). A caller may pass a
+`memo_key`: a result it names by a key is encoded once, kept in an AnswerCache and served
+again for the same key (what the key holds, and which results qualify, is the caller's);
+errors are raised, so they are never kept. The context is made
 by the caller's `context_for(method)`, inside the boundary, so whatever it reads for a
 request fails like a handler does. Which methods a request may call, and how its results
 and errors are worded, is the caller's Dialect (one per protocol revision). Anything else a
@@ -10,10 +13,11 @@ library or stack text ever reaches a client.
 """
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
+from mcpapi.answer_cache import AnswerCache
 from mcpapi.jsonrpc import (
     INTERNAL_ERROR,
     METHOD_NOT_FOUND,
@@ -22,6 +26,8 @@ from mcpapi.jsonrpc import (
     Message,
     encode_error,
     encode_result,
+    encode_utf8_result,
+    result_utf8,
 )
 from mcpapi.params import ArgumentError, validate_object
 
@@ -29,6 +35,9 @@ logger = logging.getLogger("mcpapi")
 
 C = TypeVar("C")
 Handler = Callable[[dict[str, Any], Any], Any]
+# The key a request's result is kept under, from its method, checked params and context; None:
+# not kept.
+MemoKey = Callable[[str, dict[str, Any], C], Hashable | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +68,9 @@ class Reply(Generic[C]):
 
 
 class Dispatcher(Generic[C]):
-    def __init__(self) -> None:
+    def __init__(self, answers: AnswerCache | None = None) -> None:
         self._methods: dict[str, Method] = {}
+        self.answers = answers
 
     def register(
         self, name: str, params_schema: dict[str, Any] | None = None
@@ -71,8 +81,15 @@ class Dispatcher(Generic[C]):
 
         return decorator
 
-    def reply(self, message: Message, context_for: Callable[[str], C], dialect: Dialect) -> Reply[C]:
-        """Answer a request (a message with an id) in `dialect`."""
+    def reply(
+        self,
+        message: Message,
+        context_for: Callable[[str], C],
+        dialect: Dialect,
+        memo_key: MemoKey[C] | None = None,
+    ) -> Reply[C]:
+        """Answer a request (a message with an id) in `dialect`; with `memo_key`, from the
+        answers kept when it names one."""
         context: C | None = None
         try:
             name = message.method or ""
@@ -84,8 +101,14 @@ class Dispatcher(Generic[C]):
             except ArgumentError as bad:
                 raise InvalidParams(f"Invalid params: {bad.message}") from None
             context = context_for(name)
-            result = dialect.result(name, method.handler(params, context))
-            return Reply(encode_result(message.id, result), None, context)
+            key = None if memo_key is None or self.answers is None else memo_key(name, params, context)
+            if key is None:
+                payload = encode_result(message.id, dialect.result(name, method.handler(params, context)))
+            else:
+                payload = encode_utf8_result(
+                    message.id, self._remembered(key, name, params, context, dialect)
+                )
+            return Reply(payload, None, context)
         except JsonRpcError as raised:
             worded = dialect.error(raised)
             return Reply(
@@ -94,3 +117,17 @@ class Dispatcher(Generic[C]):
         except Exception:  # the one boundary: log everything, send nothing of it
             logger.exception("Unhandled error answering %s", message.method)
             return Reply(encode_error(message.id, INTERNAL_ERROR, "Internal error."), INTERNAL_ERROR, context)
+
+    def _remembered(
+        self, key: Hashable, name: str, params: dict[str, Any], context: C, dialect: Dialect
+    ) -> bytes:
+        """The result kept under `key`, or the method's result, encoded and kept: its JSON as
+        UTF-8, so that a hit is only spliced into its envelope. Two threads missing at once both
+        encode it: the same bytes, kept once."""
+        assert self.answers is not None
+        kept = self.answers.get(key)
+        if kept is not None:
+            return kept
+        encoded = result_utf8(dialect.result(name, self._methods[name].handler(params, context)))
+        self.answers.put(key, encoded)
+        return encoded

@@ -9,6 +9,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -108,8 +110,19 @@ def _is_valid_id(value: Any) -> bool:
 
 def encode_result(request_id: RequestId | None, result: Any) -> bytes:
     if isinstance(result, RawJson):
-        return b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (_dumps(request_id), _utf8(result))
+        return encode_utf8_result(request_id, _utf8(result))
     return _dumps({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+
+def result_utf8(result: Any) -> bytes:
+    """A result's JSON as UTF-8, as encode_utf8_result puts it in any envelope."""
+    return _utf8(result) if isinstance(result, RawJson) else _dumps(result)
+
+
+def encode_utf8_result(request_id: RequestId | None, result: bytes) -> bytes:
+    """The reply to `request_id` around a result already encoded (result_utf8): the same bytes
+    as encode_result gives for the result itself."""
+    return b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (_dumps(request_id), result)
 
 
 def encode_error(request_id: RequestId | None, code: int, message: str, data: Any = None) -> bytes:
@@ -125,6 +138,17 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 def dumps_text(value: Any) -> str:
     """Compact JSON text, UTF-8 characters kept as they are (one encoder, made once)."""
     return _ENCODER.encode(value)
+
+
+def string_text(text: str) -> str:
+    """`text` as a JSON string: the very characters dumps_text gives (orjson escapes what json
+    does, and nothing else: tests/mcpapi/test_wire.py checks every code point), in under half
+    the time for a page of text (docs/benchmarks.md#encode-once). orjson refuses a lone
+    surrogate, which a client may send: that text goes through json."""
+    try:
+        return orjson.dumps(text).decode("utf-8")
+    except TypeError:
+        return dumps_text(text)
 
 
 def _dumps(value: Any) -> bytes:

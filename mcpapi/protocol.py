@@ -6,23 +6,29 @@ Stateless: `initialize` negotiates a version and describes the server, but nothi
 is remembered between POSTs; every request stands alone. Which era a request speaks, and
 what that changes, is mcpapi.eras; the methods are the same for both. A method that reads
 skills runs with the one snapshot view resolved for its request, or, before the first
-publish, gives the answer registered with it for an empty registry.
+publish, gives the answer registered with it for an empty registry. The answers of
+_REMEMBERED methods are pure functions of what answer_key names, so they are encoded once per
+process and served again (mcpapi.answer_cache).
 """
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
+
+from django.conf import settings
 
 from accounts.callers import Caller
 from catalog import index as catalog
 from catalog.index import SnapshotView
-from mcpapi import eras, refusals, resources, skills_ext, tools
+from mcpapi import answer_cache, eras, refusals, resources, skills_ext, tools
 from mcpapi.dispatch import Dispatcher
 from mcpapi.eras import Headers
 from mcpapi.identity import INSTRUCTIONS, SERVER_INFO
 from mcpapi.jsonrpc import MalformedMessage, Message
 from mcpapi.outcome import Outcome
 from mcpapi.paginate import bad_cursor
+from mcpapi.tool_schemas import SKILLS_GET, SKILLS_GET_FILE, SKILLS_LIST
 
 _EXTENSIONS = {skills_ext.EXTENSION: skills_ext.SETTINGS}
 
@@ -33,11 +39,12 @@ class RequestContext:
     # The snapshot this request reads, resolved once, for the methods that read skills
     # (None for the others, and before the first publish).
     view: SnapshotView | None
+    era: str  # the name of the era the request speaks (its results' own fields)
 
 
 _CURSOR_PARAMS = {"type": "object", "properties": {"cursor": {"type": "string"}}}
 
-dispatcher: Dispatcher[RequestContext] = Dispatcher()
+dispatcher: Dispatcher[RequestContext] = Dispatcher(answer_cache.answers)
 _READS_SKILLS: set[str] = set()
 
 ReadingHandler = Callable[[dict[str, Any], SnapshotView], Any]
@@ -84,9 +91,9 @@ def answer(message: Message, caller: Caller, headers: Headers) -> Outcome:
 
     def context_for(name: str) -> RequestContext:
         view = catalog.active_view(caller.zdr_cleared) if name in _READS_SKILLS else None
-        return RequestContext(caller, view)
+        return RequestContext(caller, view, era.name)
 
-    reply = dispatcher.reply(message, context_for, era)
+    reply = dispatcher.reply(message, context_for, era, answer_key)
     view = reply.context.view if reply.context is not None else None
     return Outcome(
         era.status(reply.rpc_error),
@@ -97,6 +104,42 @@ def answer(message: Message, caller: Caller, headers: Headers) -> Outcome:
         registry_sha=view.ref.sha if view is not None else None,
         era=era.name,
     )
+
+
+# What is encoded once and served again (docs/reference.md#limits): a page or an entry a client
+# asks for again and again. Not skills_search: its pages are remembered per query in the catalog,
+# and distinct queries, the common case, would only push the others out.
+_REMEMBERED = frozenset({"resources/list", "resources/read", "skills/list", "skills/get"})
+_REMEMBERED_TOOLS = frozenset(spec.name for spec in (SKILLS_LIST, SKILLS_GET, SKILLS_GET_FILE))
+
+
+def answer_key(method: str, params: dict[str, Any], context: RequestContext) -> Hashable | None:
+    """What the result of `method` with `params` depends on, when it is to be kept: the snapshot
+    (SHA and activation time, as `published_at` shows), the caller's clearance (a cleared
+    caller's answer must never reach another), the era and its ttlMs, the method and its
+    arguments in a normal form (`_meta` left out: no result reads it). None: not kept."""
+    view = context.view
+    if view is None:
+        return None
+    if method == "tools/call":
+        if params.get("name") not in _REMEMBERED_TOOLS:
+            return None
+    elif method not in _REMEMBERED:
+        return None
+    arguments = {key: value for key, value in params.items() if key != "_meta"}
+    return (
+        view.ref.sha,
+        view.ref.published_at,
+        view.zdr_cleared,
+        context.era,
+        settings.MCP_CACHE_TTL_SECONDS,
+        method,
+        _ARGUMENTS.encode(arguments),
+    )
+
+
+# One text per set of arguments, whatever order a client wrote them in.
+_ARGUMENTS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
 @dispatcher.register(

@@ -20,7 +20,7 @@ from catalog.search import normalise
 from catalog.searchquery import parse_query
 from mcpapi import cursors, wire
 from mcpapi.answer_size import PAGE_ITEM_BYTES, utf8_size
-from mcpapi.jsonrpc import InvalidParams, RawJson, dumps_text
+from mcpapi.jsonrpc import InvalidParams, RawJson, dumps_text, string_text
 from mcpapi.paginate import Page, Paginator
 from mcpapi.params import ArgumentError, validate_object
 from mcpapi.tool_schemas import (
@@ -186,7 +186,7 @@ def fitted_page(data: bytes, offset: int, end: int) -> tuple[int, str]:
     characters escapes to several times its size (docs/reference.md#answer-sizes)."""
     text = data[offset:end].decode("utf-8")
     while (end - offset) * _MOST_ESCAPED > PAGE_ITEM_BYTES:
-        size = utf8_size(dumps_text(text))
+        size = utf8_size(string_text(text))
         if size <= PAGE_ITEM_BYTES:
             break
         end = page_end(data, offset, (end - offset) * PAGE_ITEM_BYTES // size)

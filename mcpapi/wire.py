@@ -22,7 +22,7 @@ from catalog.index import FileEntry, SkillEntry, SnapshotIndex, SnapshotRef, Sna
 from catalog.report import OmittedFile
 from catalog.search import SearchHit
 from mcpapi.answer_size import PAGE_ITEM_BYTES, utf8_size
-from mcpapi.jsonrpc import RawJson, dumps_text
+from mcpapi.jsonrpc import RawJson, dumps_text, string_text
 
 API_VERSION = "1"
 SKILL_SCHEME = "skill://"
@@ -287,5 +287,5 @@ def _call_tool_result(ref: SnapshotRef | None, fields: Fields, *, is_error: bool
     )
     structured = encode_object(chain(registry, fields))
     return RawJson(
-        _RESULT_HEAD + dumps_text(structured) + _RESULT_STRUCTURED + structured + _RESULT_TAIL[is_error]
+        _RESULT_HEAD + string_text(structured) + _RESULT_STRUCTURED + structured + _RESULT_TAIL[is_error]
     )

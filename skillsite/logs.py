@@ -6,6 +6,8 @@ from datetime import UTC, datetime
 
 # Attributes every LogRecord has; anything else on a record came from `extra=`.
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
+# Made once: json.dumps with any argument of its own builds a new encoder for every line.
+_ENCODER = json.JSONEncoder(default=str, ensure_ascii=False)
 
 
 class JsonFormatter(logging.Formatter):
@@ -21,4 +23,4 @@ class JsonFormatter(logging.Formatter):
                 entry[key] = value
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
-        return json.dumps(entry, default=str, ensure_ascii=False)
+        return _ENCODER.encode(entry)

@@ -10,7 +10,7 @@ import pytest
 from catalog.index import FileEntry, SkillEntry, SnapshotIndex, SnapshotRef, SnapshotView
 from catalog.search import SearchIndex
 from mcpapi import cursors, wire
-from mcpapi.jsonrpc import RawJson, dumps_text
+from mcpapi.jsonrpc import RawJson, dumps_text, string_text
 from mcpapi.paginate import Page, Paginator
 
 REF = SnapshotRef("a" * 40, datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
@@ -160,3 +160,16 @@ def test_the_paginator_refuses_a_cursor_of_another_query_revision_or_length() ->
         Paginator(REF.sha, "things", False).page(cursor, total=2, limit=10)
     with pytest.raises(cursors.InvalidCursor):
         Paginator(REF.sha, "things", False).start(cursor[:-1] + ("A" if cursor[-1] != "A" else "B"))
+
+
+def test_a_string_is_encoded_to_the_characters_json_gives_for_every_code_point() -> None:
+    every = [chr(code) for code in range(0x110000) if not 0xD800 <= code <= 0xDFFF]
+    assert [string_text(char) for char in every] == [dumps_text(char) for char in every]
+    page = "".join(every[:0x3000]) + '"\\\n\t\x00\x7f\u2028\u2029 — 🎉' * 100
+    assert string_text(page) == dumps_text(page)
+    assert string_text(RawJson('{"a":"b"}')) == dumps_text(RawJson('{"a":"b"}'))
+
+
+def test_a_string_holding_a_lone_surrogate_is_encoded_as_json_does() -> None:
+    for text in ("\ud800", "a\udfffb", "\ud83d"):
+        assert string_text(text) == dumps_text(text)

@@ -22,6 +22,7 @@ from django.test import Client
 
 from catalog import index as catalog_index
 from catalog.publishing import publish
+from mcpapi import answer_cache
 from tests.support.repos import SkillRepo
 from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
 
@@ -227,8 +228,10 @@ def only_static_callers(settings: Any) -> Iterator[None]:
     settings.GITHUB_API_URL = "http://127.0.0.1:9"
     settings.MCP_ALLOWED_ORIGINS = []
     catalog_index.clear_index_cache()
+    answer_cache.answers.clear()
     yield
     catalog_index.clear_index_cache()
+    answer_cache.answers.clear()
 
 
 def publish_head(repo: SkillRepo, message: str = "update skills") -> str:
