@@ -7,6 +7,7 @@ them in a single run of check_skills; each rule returns the value that passed, o
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,6 +111,18 @@ class FieldChecker:
     def string(self, key: str, value: Any) -> str | None:
         if not isinstance(value, str):
             self.type_error(key, "a string", value)
+            return None
+        return value
+
+    def skill_id(self, key: str, value: Any, code: str, refusal: Callable[[str], str]) -> str | None:
+        """The skill's id, a slug of at most MAX_ID_CHARS: the registry dialect's `id`, the open
+        format's `name`. Each dialect words the refusal its own way (`refusal(value)`); an
+        overlong value is told its length."""
+        if self.string(key, value) is None:
+            return None
+        if not is_slug(value):
+            too_long = f"; it has {len(value)}" if len(value) > MAX_ID_CHARS else ""
+            self.fail(code, refusal(value) + too_long)
             return None
         return value
 

@@ -15,7 +15,6 @@ from catalog.fields import (
     MAX_LIST_ITEMS,
     MAX_METADATA_ENTRIES,
     MAX_METADATA_VALUE_CHARS,
-    is_slug,
     parse_version,
     type_name,
 )
@@ -112,17 +111,15 @@ class OpenChecker(VersionField):
     # --- the standard's keys -----------------------------------------------------------------
 
     def _name(self, value: Any) -> str | None:
-        if self.string("name", value) is None:
-            return None
-        if not is_slug(value):
-            self.fail(
-                "invalid_name",
-                f"name {shown(value)} must be lowercase letters and digits separated by single '-', "
-                f"1 to {MAX_ID_CHARS} characters (it is the skill's id)"
-                + (f"; it has {len(value)}" if len(value) > MAX_ID_CHARS else ""),
-            )
-            return None
-        return value
+        return self.skill_id(
+            "name",
+            value,
+            "invalid_name",
+            lambda name: (
+                f"name {shown(name)} must be lowercase letters and digits separated by "
+                f"single '-', 1 to {MAX_ID_CHARS} characters (it is the skill's id)"
+            ),
+        )
 
     def _compatibility(self, value: Any) -> None:
         if self.string("compatibility", value) is not None and len(value) > MAX_COMPATIBILITY_CHARS:

@@ -9,7 +9,7 @@ import difflib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from catalog.fields import LINE_BREAKS, MAX_ID_CHARS, is_slug
+from catalog.fields import LINE_BREAKS, MAX_ID_CHARS
 from catalog.paths import path_problem
 from catalog.strict_yaml import shown
 from catalog.version_field import VersionField
@@ -82,17 +82,15 @@ class RegistryChecker(VersionField):
         return value
 
     def _id(self, value: Any) -> str | None:
-        if self.string("id", value) is None:
-            return None
-        if not is_slug(value):
-            self.fail(
-                "invalid_id",
-                f"id {value!r} must be lowercase letters and digits separated by single '-', "
-                f"at most {MAX_ID_CHARS} characters"
-                + (f"; it has {len(value)}" if len(value) > MAX_ID_CHARS else ""),
-            )
-            return None
-        return value
+        return self.skill_id(
+            "id",
+            value,
+            "invalid_id",
+            lambda skill_id: (
+                f"id {skill_id!r} must be lowercase letters and digits separated by "
+                f"single '-', at most {MAX_ID_CHARS} characters"
+            ),
+        )
 
     def _name(self, value: Any) -> str | None:
         if self.string("name", value) is None:

@@ -165,12 +165,9 @@ class HeadDeadlineWorker(ThreadWorker):
         return not conn.initialized and negotiation.prior_knowledge_allowed(self.cfg, conn.client)
 
     def _on_head_bytes(self, conn: _Conn, _sock: socket.socket) -> None:
-        try:
-            data = conn.sock.recv(_RECV_BYTES)
-        except (BlockingIOError, InterruptedError):
+        data = _received(conn)
+        if data is None:
             return
-        except OSError:
-            data = b""
         if not data:  # the client gave up
             self._stop_reading_head(conn)
             self._close(conn)
@@ -256,12 +253,9 @@ class HeadDeadlineWorker(ThreadWorker):
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_linger_bytes, conn))
 
     def _on_linger_bytes(self, conn: _Conn, _sock: socket.socket) -> None:
-        try:
-            data = conn.sock.recv(_RECV_BYTES)
-        except (BlockingIOError, InterruptedError):
+        data = _received(conn)
+        if data is None:
             return
-        except OSError:
-            data = b""
         conn.lingered += len(data)
         if not data or conn.lingered > LINGER_BYTES:
             del self.lingering[conn]
@@ -271,6 +265,17 @@ class HeadDeadlineWorker(ThreadWorker):
     def _close(self, conn: _Conn) -> None:
         self.nr_conns -= 1
         conn.close()
+
+
+def _received(conn: _Conn) -> bytes | None:
+    """What the socket has for us: None when nothing yet (a spurious wake-up), b"" when the
+    client has gone (an error counts as gone)."""
+    try:
+        return conn.sock.recv(_RECV_BYTES)
+    except (BlockingIOError, InterruptedError):
+        return None
+    except OSError:
+        return b""
 
 
 def _expired(conns: dict[_Conn, None], now: float) -> list[_Conn]:
