@@ -1,5 +1,5 @@
 """The GitHub OAuth App web flow (docs/reference.md#oauth): where to send the browser, and
-turning the code GitHub sends back into GitHub's token, through accounts.github's client
+turning the code GitHub sends back into GitHub's token, through accounts.github_client
 (its deadline, response cap and user agent).
 
     authorize_url(state, code_challenge) -> str
@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 
-from accounts import github
+from accounts import github_client
 from accounts.errors import UpstreamUnavailable
 
 logger = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ def exchange_code(code: str, code_verifier: str) -> str:
         "redirect_uri": callback_url(),
         "code_verifier": code_verifier,
     }
-    answer = github.call(
+    answer = github_client.call(
         "POST",
         f"{settings.GITHUB_OAUTH_URL}/login/oauth/access_token",
         headers={"Accept": "application/json", "Content-Type": "application/x-www-form-urlencoded"},

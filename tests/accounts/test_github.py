@@ -10,6 +10,7 @@ from accounts import github as gh
 from accounts.authentication import authenticate
 from accounts.callers import Caller, CallerKind
 from accounts.errors import InvalidToken, LoginNotAllowed, UpstreamUnavailable
+from accounts.github_client import MAX_RESPONSE_BYTES, Answer
 from accounts.models import AllowedLogin
 from tests.support import github_standin as standin
 from tests.support.tokens import ALICE_TOKEN, BOB_TOKEN, CAROL_TOKEN
@@ -239,16 +240,16 @@ def test_with_no_login_listed_a_github_token_is_401_and_never_sent(bearer, githu
     [b"[]", b'{"id": 1}', b'{"login": ""}', b'{"login": 7}', b'{"login": "a b"}', b"[" * 100_000, b"\xff"],
 )
 def test_a_200_that_is_not_a_user_is_503(body):
-    answer = gh.Answer(status=200, headers=Message(), body=body)
+    answer = Answer(status=200, headers=Message(), body=body)
     with pytest.raises(UpstreamUnavailable):
         gh.user_from(answer)
 
 
 def test_a_user_without_a_numeric_id_still_has_a_login():
-    answer = gh.Answer(status=200, headers=Message(), body=b'{"login": "alice", "id": true}')
+    answer = Answer(status=200, headers=Message(), body=b'{"login": "alice", "id": true}')
     assert gh.user_from(answer) == gh.GitHubUser(login="alice", id=None)
 
 
 def test_an_answer_over_the_cap_is_not_json():
-    answer = gh.Answer(status=200, headers=Message(), body=b'"' + b"a" * gh.MAX_RESPONSE_BYTES + b'"')
+    answer = Answer(status=200, headers=Message(), body=b'"' + b"a" * MAX_RESPONSE_BYTES + b'"')
     assert answer.too_large and answer.json() is None

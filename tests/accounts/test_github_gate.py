@@ -11,7 +11,7 @@ from contextlib import contextmanager
 import pytest
 from django.test import Client
 
-from accounts import github as gh
+from accounts import github_client
 from accounts.authentication import authenticate
 from accounts.errors import AuthError, InvalidToken, UpstreamUnavailable
 from tests.support import github_standin as standin
@@ -103,7 +103,7 @@ def in_flight(github, tokens: list[str]) -> Iterator[list[BaseException | None]]
         for thread in threads:
             thread.join(timeout=10)
         # An abandoned call keeps its slot until its connection is closed: wait for that.
-        while gh._slots.in_flight and time.monotonic() < deadline + 10:
+        while github_client._slots.in_flight and time.monotonic() < deadline + 10:
             time.sleep(0.01)
 
 

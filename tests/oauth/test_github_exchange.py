@@ -11,6 +11,7 @@ import pytest
 
 from accounts import github as gh
 from accounts.errors import UpstreamUnavailable
+from accounts.github_client import USER_AGENT
 from oauth import github
 from tests.support.github_standin import GitHubStandIn
 from tests.support.oauth_inprocess import turn_oauth_on
@@ -40,7 +41,7 @@ def a_code(standin: GitHubStandIn, login: str = "alice") -> str:
 def test_a_good_code_becomes_a_token_that_github_knows(standin: GitHubStandIn) -> None:
     token = github.exchange_code(a_code(standin), "")
     assert gh.fetch_user(token) == gh.GitHubUser(login="alice", id=4242)
-    assert standin.requests[-1]["User-Agent"] == gh.USER_AGENT
+    assert standin.requests[-1]["User-Agent"] == USER_AGENT
     [exchange] = standin.token_requests
     assert (exchange["client_id"], exchange["client_secret"]) == (CLIENT_ID, SECRET)
 
