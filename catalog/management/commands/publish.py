@@ -1,21 +1,13 @@
 """manage.py publish <rev> [--repo PATH] [--rollback] [--switch-repository]
 (docs/reference.md#commands)."""
 
-import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from catalog.errors import PublishError
-from catalog.publishing import Outcome, publish
-from catalog.publishing import logger as publish_logger
-from catalog.uncommitted import uncommitted_skills
-
-# At -v 2 and above the command also writes the publish's JSON log line (timings, counts).
-LOG_VERBOSITY = 2
+from catalog.publish_report import published_lines
 
 
 class Command(BaseCommand):
@@ -59,28 +51,10 @@ class Command(BaseCommand):
     ) -> None:
         path = repo or settings.SKILLS_REPO_PATH
         try:
-            with _log_line_only_at(verbosity):
-                result = publish(path, rev, rollback=rollback, switch_repository=switch_repository)
+            lines = published_lines(
+                path, rev, rollback=rollback, switch_repository=switch_repository, verbosity=verbosity
+            )
         except PublishError as exc:
             raise CommandError(str(exc)) from None
-        self.stdout.write(result.summary())
-        if result.outcome is Outcome.ALREADY_ACTIVE:
-            pending = uncommitted_skills(path, result.sha)
-            if pending is not None:
-                self.stdout.write(pending.note())
-
-
-@contextmanager
-def _log_line_only_at(verbosity: int) -> Iterator[None]:
-    """The JSON log line is for machines (it goes wherever LOGGING sends it, stderr by
-    default): between a person's human lines it is noise, so only -v 2 (or LOG_LEVEL=DEBUG)
-    asks for it."""
-    if verbosity >= LOG_VERBOSITY or settings.LOG_LEVEL == "DEBUG":
-        yield
-        return
-    previous = publish_logger.level
-    publish_logger.setLevel(logging.WARNING)
-    try:
-        yield
-    finally:
-        publish_logger.setLevel(previous)
+        for line in lines:
+            self.stdout.write(line)
