@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -33,30 +32,6 @@ from typing import Any
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 TOKEN = "bench-answer-sizes-token"
 CORPORA = ("registry", "open", "maximal", "huge")
-
-
-def _setup(db_path: Path, repo: Path) -> None:
-    os.environ.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "skillsite.settings",
-            "DJANGO_SECRET_KEY": "bench-secret-key-not-for-production-0123456789",
-            "DJANGO_DEBUG": "false",
-            "DJANGO_ALLOWED_HOSTS": "testserver",
-            "DATABASE_URL": f"sqlite:///{db_path}",
-            "SKILLS_ZDR_TOKENS": TOKEN,
-            "LOG_LEVEL": "ERROR",
-        }
-    )
-    sys.path.insert(0, str(PROJECT_DIR))
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    from catalog.publishing import publish
-
-    publish(repo, "HEAD")
 
 
 class Client:
@@ -144,8 +119,10 @@ def _measure(corpus: str) -> list[dict[str, Any]]:
 
 
 def _child(corpus: str, repo: Path) -> None:
+    from bench.inprocess import setup_published
+
     with tempfile.TemporaryDirectory() as tmp:
-        _setup(Path(tmp) / "db.sqlite3", repo)
+        setup_published(Path(tmp) / "db.sqlite3", repo, {"SKILLS_ZDR_TOKENS": TOKEN, "LOG_LEVEL": "ERROR"})
         print(json.dumps(_measure(corpus)))
 
 

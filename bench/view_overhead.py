@@ -30,7 +30,6 @@ import math
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -40,26 +39,9 @@ TOKEN = "bench-static-read-token"
 
 
 def _setup(db_path: Path) -> None:
-    os.environ.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "skillsite.settings",
-            "DJANGO_SECRET_KEY": "bench-secret-key-not-for-production-0123456789",
-            "DJANGO_DEBUG": "false",
-            "DJANGO_ALLOWED_HOSTS": "testserver",
-            "DATABASE_URL": f"sqlite:///{db_path}",
-            "SKILLS_READ_TOKENS": TOKEN,
-        }
-    )
-    sys.path.insert(0, str(PROJECT_DIR))
-    import django
+    from bench.inprocess import setup_published
 
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    from catalog.publishing import publish
-
-    publish(PROJECT_DIR, "HEAD")
+    setup_published(db_path, PROJECT_DIR, {"SKILLS_READ_TOKENS": TOKEN})
     # The access log is written as in production, into /dev/null rather than a terminal.
     sink = open(os.devnull, "w")  # kept open for the life of the process
     for handler in logging.getLogger().handlers:
