@@ -12,42 +12,33 @@ is enough to show that an https call went to the proxy instead of the network.
 
 import http.client
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.support.http_answers import send
+from tests.support.http_answers import LocalServer, send
 
 
 class ForwardProxy:
     def __init__(self) -> None:
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread: threading.Thread | None = None
+        self._server = LocalServer(_handler_for(self))
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self._server.url
 
     def record(self, method: str, target: str, headers: dict[str, str]) -> None:
         with self._lock:
             self.requests.append((method, target, headers))
 
     def __enter__(self) -> "ForwardProxy":
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self._thread.start()
+        self._server.start("forward-proxy")
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        self._server.stop()
 
 
 def _handler_for(proxy: ForwardProxy) -> type[BaseHTTPRequestHandler]:

@@ -50,11 +50,11 @@ import secrets
 import threading
 from collections import Counter
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from tests.support.http_answers import send
+from tests.support.http_answers import LocalServer, send
 
 BAD = "ghp_bad"
 BOOM = "ghp_boom"
@@ -92,14 +92,11 @@ class GitHubStandIn:
         self.token_requests: list[dict[str, str]] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread: threading.Thread | None = None
+        self._server = LocalServer(_handler_for(self), host, port)
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self._server.url
 
     def add_user(self, token: str, login: str, user_id: int | None = None) -> None:
         """Make `token` a valid GitHub token of `login`."""
@@ -163,22 +160,12 @@ class GitHubStandIn:
         return {"access_token": token, "token_type": "bearer", "scope": ""}
 
     def start(self) -> "GitHubStandIn":
-        # A short poll interval: shutdown() waits for it, once per test.
-        self._thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.02},
-            name="github-standin",
-            daemon=True,
-        )
-        self._thread.start()
+        self._server.start("github-standin")
         return self
 
     def stop(self) -> None:
         self._stopping.set()  # releases "hang" and "drip" handlers at once
-        self._server.shutdown()
-        self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        self._server.stop()
 
     def __enter__(self) -> "GitHubStandIn":
         return self.start()
