@@ -114,15 +114,21 @@ class FieldChecker:
             return None
         return value
 
-    def skill_id(self, key: str, value: Any, code: str, refusal: Callable[[str], str]) -> str | None:
+    def skill_id(
+        self, key: str, value: Any, code: str, quote: Callable[[str], str], bounds: str
+    ) -> str | None:
         """The skill's id, a slug of at most MAX_ID_CHARS: the registry dialect's `id`, the open
-        format's `name`. Each dialect words the refusal its own way (`refusal(value)`); an
+        format's `name`. Each dialect quotes the value and states the length its own way; an
         overlong value is told its length."""
         if self.string(key, value) is None:
             return None
         if not is_slug(value):
             too_long = f"; it has {len(value)}" if len(value) > MAX_ID_CHARS else ""
-            self.fail(code, refusal(value) + too_long)
+            self.fail(
+                code,
+                f"{key} {quote(value)} must be lowercase letters and digits separated by single '-', "
+                f"{bounds}{too_long}",
+            )
             return None
         return value
 

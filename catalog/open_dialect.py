@@ -111,15 +111,8 @@ class OpenChecker(VersionField):
     # --- the standard's keys -----------------------------------------------------------------
 
     def _name(self, value: Any) -> str | None:
-        return self.skill_id(
-            "name",
-            value,
-            "invalid_name",
-            lambda name: (
-                f"name {shown(name)} must be lowercase letters and digits separated by "
-                f"single '-', 1 to {MAX_ID_CHARS} characters (it is the skill's id)"
-            ),
-        )
+        bounds = f"1 to {MAX_ID_CHARS} characters (it is the skill's id)"
+        return self.skill_id("name", value, "invalid_name", shown, bounds)
 
     def _compatibility(self, value: Any) -> None:
         if self.string("compatibility", value) is not None and len(value) > MAX_COMPATIBILITY_CHARS:

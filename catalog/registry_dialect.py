@@ -82,15 +82,8 @@ class RegistryChecker(VersionField):
         return value
 
     def _id(self, value: Any) -> str | None:
-        return self.skill_id(
-            "id",
-            value,
-            "invalid_id",
-            lambda skill_id: (
-                f"id {skill_id!r} must be lowercase letters and digits separated by "
-                f"single '-', at most {MAX_ID_CHARS} characters"
-            ),
-        )
+        # The value in full (repr, not shown): an id is a short string, and its length is told.
+        return self.skill_id("id", value, "invalid_id", repr, f"at most {MAX_ID_CHARS} characters")
 
     def _name(self, value: Any) -> str | None:
         if self.string("name", value) is None:
