@@ -17,6 +17,9 @@ from catalog.skill import Dialect
 from catalog.skillfile import SKILL_MD, ParsedSkillFile, parse_skill_file
 from catalog.trees import EntryKind, Tree, TreeEntry
 
+# A skill's supporting entries: (path inside the skill, entry).
+Listing = list[tuple[str, TreeEntry]]
+
 
 @dataclass(slots=True)
 class SkillScan:
@@ -64,7 +67,7 @@ def scan_skill(tree: Tree, skill_dir: SkillDir, rules: Rules) -> SkillScan:
     limits come from the listing, so a skill over them has none of its files read."""
     scan = SkillScan(skill_dir.path, f"{skill_dir.path}/{SKILL_MD}", list(skill_dir.problems))
     skill_md: TreeEntry | None = None
-    supporting: list[tuple[str, TreeEntry]] = []
+    supporting: Listing = []
     for rel, entry in skill_dir.entries:
         if rel == SKILL_MD:
             skill_md = entry
@@ -82,9 +85,9 @@ def scan_skill(tree: Tree, skill_dir: SkillDir, rules: Rules) -> SkillScan:
         scan.problems.append(too_many)
         return scan
     if dialect is Dialect.REGISTRY:
-        complete = _registry_files(tree, scan, supporting, skill_md, rules)
+        complete = _registry_files(tree, scan, supporting, _listed_size(skill_md), rules)
     elif dialect is Dialect.OPEN:
-        complete = _open_files(tree, scan, supporting, skill_md, rules)
+        complete = _open_files(tree, scan, supporting, _listed_size(skill_md), rules)
     else:
         # Without a frontmatter there is no telling which dialect's file rules apply:
         # only the rules of both, and no file is read.
@@ -129,22 +132,20 @@ def _common_problem(scan: SkillScan, rel: str, entry: TreeEntry, rules: Rules) -
     return True
 
 
-def _sizes(skill_md: TreeEntry | None, files: list[tuple[str, TreeEntry]]) -> int:
-    total = sum(entry.size for _, entry in files if entry.kind is EntryKind.FILE)
-    return total + (skill_md.size if skill_md is not None and skill_md.kind is EntryKind.FILE else 0)
+def _listed_size(skill_md: TreeEntry | None) -> int:
+    """SKILL.md's size as the listing gives it (0 for none, or for one that is not a file)."""
+    return skill_md.size if skill_md is not None and skill_md.kind is EntryKind.FILE else 0
 
 
-def _registry_files(
-    tree: Tree,
-    scan: SkillScan,
-    supporting: list[tuple[str, TreeEntry]],
-    skill_md: TreeEntry | None,
-    rules: Rules,
-) -> bool:
+def _sizes(listed_md: int, files: Listing) -> int:
+    return listed_md + sum(entry.size for _, entry in files if entry.kind is EntryKind.FILE)
+
+
+def _registry_files(tree: Tree, scan: SkillScan, supporting: Listing, listed_md: int, rules: Rules) -> bool:
     """`files` is the allowlist; every entry is a supporting file and must pass."""
     limits = rules.limits
     listed = rules.listed_files(scan.parsed)
-    over_budget = rules.budget_problems(scan.skill_md_path, len(supporting), _sizes(skill_md, supporting))
+    over_budget = rules.budget_problems(scan.skill_md_path, len(supporting), _sizes(listed_md, supporting))
     scan.problems.extend(over_budget)
     complete = scan.parsed is not None and not over_budget
     for rel, entry in supporting:
@@ -173,15 +174,9 @@ def _registry_files(
     return complete
 
 
-def _open_files(
-    tree: Tree,
-    scan: SkillScan,
-    supporting: list[tuple[str, TreeEntry]],
-    skill_md: TreeEntry | None,
-    rules: Rules,
-) -> bool:
+def _open_files(tree: Tree, scan: SkillScan, supporting: Listing, listed_md: int, rules: Rules) -> bool:
     """The directory is the allowlist: each text file is served, the rest omitted."""
-    candidates: list[tuple[str, TreeEntry]] = []
+    candidates: Listing = []
     complete = True
     for rel, entry in supporting:
         path = f"{scan.path}/{rel}"
@@ -197,7 +192,7 @@ def _open_files(
     # Before reading: bounded at OPEN_LISTING_FACTOR times the limits, as every candidate
     # is read to tell text from binary.
     over = rules.budget_problems(
-        scan.skill_md_path, len(candidates), _sizes(skill_md, candidates), factor=OPEN_LISTING_FACTOR
+        scan.skill_md_path, len(candidates), _sizes(listed_md, candidates), factor=OPEN_LISTING_FACTOR
     )
     if over:
         scan.problems.extend(over)
