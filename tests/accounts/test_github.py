@@ -138,23 +138,24 @@ def test_removing_a_login_takes_effect_on_the_next_request_despite_the_cache(bea
     assert github.calls[ALICE_TOKEN] == 1
 
 
-def test_a_bad_token_is_remembered_briefly(bearer, github, settings):
-    settings.GITHUB_FAILURE_CACHE_SECONDS = 1
-    for _ in range(3):
+def refuse_the_bad_token(bearer, times: int) -> None:
+    for _ in range(times):
         with pytest.raises(InvalidToken):
             authenticate(bearer(standin.BAD))
+
+
+def test_a_bad_token_is_remembered_briefly(bearer, github, settings):
+    settings.GITHUB_FAILURE_CACHE_SECONDS = 1
+    refuse_the_bad_token(bearer, 3)
     assert github.calls[standin.BAD] == 1
     time.sleep(1.1)
-    with pytest.raises(InvalidToken):
-        authenticate(bearer(standin.BAD))
+    refuse_the_bad_token(bearer, 1)
     assert github.calls[standin.BAD] == 2
 
 
 def test_a_zero_failure_cache_time_asks_github_every_time(bearer, github, settings):
     settings.GITHUB_FAILURE_CACHE_SECONDS = 0
-    for _ in range(2):
-        with pytest.raises(InvalidToken):
-            authenticate(bearer(standin.BAD))
+    refuse_the_bad_token(bearer, 2)
     assert github.calls[standin.BAD] == 2
 
 

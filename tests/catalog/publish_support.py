@@ -6,8 +6,13 @@ import signal
 import subprocess
 import threading
 import time
+from os import PathLike
+
+import pytest
 
 from catalog.checkpoints import PAUSE_MARKER
+from catalog.errors import PublishError
+from catalog.publishing import publish
 from tests.support.repos import SkillRepo
 
 
@@ -22,6 +27,13 @@ def bump(repo: SkillRepo, skill_id: str, version: str, body: str, **fields: obje
     """Commit a new version of one skill; return the commit SHA."""
     repo.add_skill(skill_id, body=body, version=version, **fields)
     return repo.commit(f"{skill_id} {version}")
+
+
+def publish_refusal(repo_root: str | PathLike[str], rev: str, **options: bool) -> str:
+    """What publish() says when it refuses `rev` (a test fails if it publishes)."""
+    with pytest.raises(PublishError) as refused:
+        publish(repo_root, rev, **options)
+    return str(refused.value)
 
 
 def wait_for_pause(process: subprocess.Popen[str], point: str, timeout: float = 90) -> None:

@@ -8,7 +8,14 @@ from catalog.config import config_from_dict
 from catalog.discovery import list_skills
 from catalog.rules import Rules
 from catalog.trees import WorkingTree
-from tests.catalog.tree_support import codes, nested_repository, symlink, validate, validate_commit
+from tests.catalog.tree_support import (
+    codes,
+    nested_repository,
+    symlink,
+    valid_paths,
+    validate,
+    validate_commit,
+)
 from tests.support.repos import DEFAULT_CONFIG, SkillRepo
 from tests.support.skillmd import skill_md
 
@@ -44,8 +51,7 @@ def test_skills_are_found_in_category_folders_of_any_name(skill_repo: SkillRepo)
 
 def test_a_registry_skill_may_sit_in_a_category_too(skill_repo: SkillRepo) -> None:
     skill_repo.write("skills/team/demo/SKILL.md", skill_md("demo"))
-    report = validate(skill_repo)
-    assert report.ok and [skill.metadata.path for skill in report.skills] == ["skills/team/demo"]
+    assert valid_paths(skill_repo) == ["skills/team/demo"]
 
 
 def test_skills_sit_at_most_four_folders_down(skill_repo: SkillRepo) -> None:
@@ -157,8 +163,7 @@ def test_a_lowercase_skill_md_beside_skill_md_is_just_a_file(skill_repo: SkillRe
 def test_a_dot_named_skills_dir_is_walked(make_repo) -> None:
     repo = make_repo(dict(DEFAULT_CONFIG, skills_dir=".agents"))
     repo.write(".agents/.team/demo/SKILL.md", open_md("demo"))
-    report = validate(repo)
-    assert report.ok and [skill.metadata.path for skill in report.skills] == [".agents/.team/demo"]
+    assert valid_paths(repo) == [".agents/.team/demo"]
 
 
 # --- known_valid with categories ------------------------------------------------------------------

@@ -16,6 +16,7 @@ from catalog.report import OmittedFile, ValidationReport
 from catalog.rules import Rules
 from catalog.scan import scan_skill
 from catalog.trees import WorkingTree
+from tests.catalog.publish_support import publish_refusal
 from tests.catalog.tree_support import codes, symlink, validate, validate_commit
 from tests.support.repos import SkillRepo, config_with_limits
 
@@ -238,13 +239,9 @@ def test_a_name_that_is_not_utf8_outside_every_skill_is_a_stray(skill_repo: Skil
 
 @pytest.mark.django_db(transaction=True)
 def test_publish_refuses_a_name_that_is_not_utf8_without_a_traceback(skill_repo: SkillRepo) -> None:
-    from catalog.errors import PublishError
-    from catalog.publishing import publish
 
     latin1_repo(skill_repo, inside=True)
-    with pytest.raises(PublishError) as refused:
-        publish(skill_repo.root, "HEAD")
-    message = str(refused.value)
+    message = publish_refusal(skill_repo.root, "HEAD")
     assert f"{BASE}/caf\\xe9.md: the file name is not UTF-8; rename it" in message
     message.encode("utf-8")  # printable as it is
 

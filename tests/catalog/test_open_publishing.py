@@ -10,6 +10,7 @@ from catalog.hashing import content_hash, sha256_hex
 from catalog.models import SkillVersion, SnapshotSkill
 from catalog.publishing import publish
 from catalog.storage import metadata_columns, metadata_from_row
+from tests.catalog.publish_support import publish_refusal
 from tests.catalog.test_reuse import GitReads, reads  # noqa: F401 - the fixture
 from tests.support.open_repos import CATALOG, FIXTURES, MIXED, PLUGINS, OpenFixture
 from tests.support.repos import SkillRepo
@@ -145,7 +146,6 @@ def test_a_moved_skill_is_validated_again_at_its_new_path(skill_repo: SkillRepo)
 
 
 def test_a_new_category_and_a_clash_with_a_reused_skill_are_seen(skill_repo: SkillRepo) -> None:
-    from catalog.errors import PublishError
 
     publish(skill_repo.root, CATALOG.build(skill_repo))
     skill_repo.write("skills/extra/fresh/SKILL.md", "---\nname: fresh\ndescription: New.\n---\nGo.\n")
@@ -155,9 +155,7 @@ def test_a_new_category_and_a_clash_with_a_reused_skill_are_seen(skill_repo: Ski
     skill_repo.write(
         "skills/extra/poster-kit/SKILL.md", "---\nname: poster-kit\ndescription: Again.\n---\nGo.\n"
     )
-    with pytest.raises(PublishError) as refused:
-        publish(skill_repo.root, skill_repo.commit("an id used twice"))
-    message = str(refused.value)
+    message = publish_refusal(skill_repo.root, skill_repo.commit("an id used twice"))
     assert "skills/.curated/poster-kit/SKILL.md: id 'poster-kit' is used by the skills at" in message
     assert "skills/extra/poster-kit/SKILL.md: id 'poster-kit' is used by the skills at" in message
 

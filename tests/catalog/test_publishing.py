@@ -10,7 +10,7 @@ from catalog.errors import PublishError
 from catalog.hashing import content_hash
 from catalog.models import Blob, SkillVersion, SkillVersionFile, Snapshot, SnapshotSkill
 from catalog.publishing import Outcome, publish
-from tests.catalog.publish_support import bump, two_skills
+from tests.catalog.publish_support import bump, publish_refusal, two_skills
 from tests.support.repos import DEFAULT_CONFIG, SkillRepo
 
 pytestmark = pytest.mark.django_db
@@ -102,10 +102,7 @@ def test_an_invalid_commit_is_refused_and_the_previous_snapshot_stays_active(ski
     skill_repo.write("skills/beta/notes.txt", "not listed\n")
     bad = skill_repo.commit("typo")
 
-    with pytest.raises(PublishError) as refused:
-        publish(skill_repo.root, bad)
-
-    message = str(refused.value)
+    message = publish_refusal(skill_repo.root, bad)
     assert f"commit {bad} is not valid" in message
     assert "\nskills/broken/SKILL.md: " in message
     assert "\nskills/beta/notes.txt: " in message
@@ -175,10 +172,9 @@ def test_an_ancestor_is_refused_unless_rolling_back(skill_repo: SkillRepo) -> No
     new = bump(skill_repo, "beta", "1.1.0", "Beta, better.\n")
     published_new = publish(skill_repo.root, new)
 
-    with pytest.raises(PublishError) as refused:
-        publish(skill_repo.root, old)
-    assert f"{old} is an ancestor of the active snapshot {new}" in str(refused.value)
-    assert "--rollback" in str(refused.value)
+    refused = publish_refusal(skill_repo.root, old)
+    assert f"{old} is an ancestor of the active snapshot {new}" in refused
+    assert "--rollback" in refused
     assert active_sha() == new
 
     rolled = publish(skill_repo.root, old, rollback=True)
@@ -239,9 +235,8 @@ def test_the_version_rule_compares_with_the_active_snapshot(skill_repo: SkillRep
     publish(skill_repo.root, published)
     unbumped = bump(skill_repo, "beta", "1.0.0", "Changed without a bump.\n")
 
-    with pytest.raises(PublishError) as refused:
-        publish(skill_repo.root, unbumped)
-    assert "\nskills/beta/SKILL.md: " in str(refused.value)
+    refused = publish_refusal(skill_repo.root, unbumped)
+    assert "\nskills/beta/SKILL.md: " in refused
     assert active_sha() == published
 
     # Against the active snapshot (1.0.0), not the parent commit: 1.1.0 twice is still a bump.
@@ -315,13 +310,16 @@ def another_publish_wins_the_race(monkeypatch: pytest.MonkeyPatch, repo: SkillRe
     monkeypatch.setattr(publishing, "validate_tree", validate_while_another_publishes)
 
 
+def beta_bumped_twice(repo: SkillRepo) -> tuple[str, str]:
+    """Alpha and beta published, then beta 1.1.0 and beta 1.2.0 committed: two candidates."""
+    publish(repo.root, two_skills(repo))
+    return bump(repo, "beta", "1.1.0", "Beta, better.\n"), bump(repo, "beta", "1.2.0", "Beta, best.\n")
+
+
 def test_a_publish_that_lost_the_race_checks_again_against_the_winner(
     skill_repo: SkillRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    base = two_skills(skill_repo)
-    publish(skill_repo.root, base)
-    middle = bump(skill_repo, "beta", "1.1.0", "Beta, better.\n")
-    newest = bump(skill_repo, "beta", "1.2.0", "Beta, best.\n")
+    middle, newest = beta_bumped_twice(skill_repo)
     another_publish_wins_the_race(monkeypatch, skill_repo, middle)  # while newest is being validated
     result = publish(skill_repo.root, newest)
 
@@ -333,10 +331,7 @@ def test_a_publish_that_lost_the_race_checks_again_against_the_winner(
 def test_an_older_build_that_lost_the_race_is_refused(
     skill_repo: SkillRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    base = two_skills(skill_repo)
-    publish(skill_repo.root, base)
-    older = bump(skill_repo, "beta", "1.1.0", "Beta, better.\n")
-    newer = bump(skill_repo, "beta", "1.2.0", "Beta, best.\n")
+    older, newer = beta_bumped_twice(skill_repo)
     another_publish_wins_the_race(monkeypatch, skill_repo, newer)
     with pytest.raises(PublishError, match=f"{older} is an ancestor of the active snapshot {newer}"):
         publish(skill_repo.root, older)

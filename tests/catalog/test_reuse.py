@@ -19,7 +19,7 @@ from catalog.publishing import Outcome, publish
 from catalog.snapshots import ActiveSnapshot, read_active
 from catalog.trees import GitTree, open_repo, resolve_commit
 from catalog.validation import validate_tree
-from tests.catalog.publish_support import bump
+from tests.catalog.publish_support import bump, publish_refusal
 from tests.catalog.tree_support import codes
 from tests.support.repos import SkillRepo, config_with_limits
 
@@ -123,10 +123,9 @@ def test_a_changed_skill_without_a_version_bump_is_still_refused(
     unbumped = bump(skill_repo, "beta", "1.0.0", "Changed without a bump.\n")
     reads.paths.clear()
 
-    with pytest.raises(PublishError) as refused:
-        publish(skill_repo.root, unbumped)
+    refused = publish_refusal(skill_repo.root, unbumped)
 
-    assert "\nskills/beta/SKILL.md: content changed since the base revision" in str(refused.value)
+    assert "\nskills/beta/SKILL.md: content changed since the base revision" in refused
     assert not reads.touched("alpha")  # refused on the incremental path, not by a full re-read
     assert Snapshot.objects.get(is_active=True).sha == published
 
@@ -136,10 +135,9 @@ def test_a_file_added_to_an_unchanged_skill_md_is_still_refused(skill_repo: Skil
     skill_repo.write("skills/alpha/references/extra.md", "Not listed.\n")
     sha = skill_repo.commit("an unlisted file")
 
-    with pytest.raises(PublishError) as refused:
-        publish(skill_repo.root, sha)
+    refused = publish_refusal(skill_repo.root, sha)
 
-    assert "\nskills/alpha/references/extra.md: is not listed in the files of SKILL.md" in str(refused.value)
+    assert "\nskills/alpha/references/extra.md: is not listed in the files of SKILL.md" in refused
 
 
 def test_a_stray_entry_under_skills_is_still_reported(skill_repo: SkillRepo) -> None:
@@ -162,17 +160,20 @@ def test_max_skills_counts_the_unchanged_skills(skill_repo: SkillRepo) -> None:
         publish(skill_repo.root, sha)
 
 
+def assert_alpha_read_again_and_refused(skill_repo: SkillRepo, reads: GitReads, sha: str) -> None:
+    """Publishing `sha` reads alpha again (nothing about it changed but the limit it is held
+    to) and refuses its guide, now over that limit."""
+    reads.paths.clear()
+    refused = publish_refusal(skill_repo.root, sha)
+    assert "\nskills/alpha/references/guide.md: is 17 bytes, more than" in refused
+    assert reads.touched("alpha")
+
+
 def test_a_config_change_validates_every_skill(skill_repo: SkillRepo, reads: GitReads) -> None:
     publish(skill_repo.root, three_skills(skill_repo))
     # alpha is untouched, but its reference file is now over the limit.
     skill_repo.write_config(config_with_limits(max_file_bytes=len(GUIDE) - 1))
-    tightened = skill_repo.commit("smaller files")
-    reads.paths.clear()
-
-    with pytest.raises(PublishError) as refused:
-        publish(skill_repo.root, tightened)
-    assert "\nskills/alpha/references/guide.md: is 17 bytes, more than" in str(refused.value)
-    assert reads.touched("alpha")
+    assert_alpha_read_again_and_refused(skill_repo, reads, skill_repo.commit("smaller files"))
 
     skill_repo.write_config(config_with_limits(max_file_bytes=4096))
     loosened = skill_repo.commit("larger files")
@@ -199,13 +200,7 @@ def test_adding_a_config_validates_every_skill(skill_repo: SkillRepo, reads: Git
     skill_repo.remove("registry.config.json")
     publish(skill_repo.root, three_skills(skill_repo))
     skill_repo.write_config({"limits": {"max_file_bytes": len(GUIDE) - 1}})
-    smaller = skill_repo.commit("a config of our own")
-    reads.paths.clear()
-
-    with pytest.raises(PublishError) as refused:
-        publish(skill_repo.root, smaller)
-    assert "\nskills/alpha/references/guide.md: is 17 bytes, more than" in str(refused.value)
-    assert reads.touched("alpha")
+    assert_alpha_read_again_and_refused(skill_repo, reads, skill_repo.commit("a config of our own"))
 
 
 def test_a_change_of_the_validation_code_validates_every_skill(

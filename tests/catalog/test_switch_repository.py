@@ -12,7 +12,7 @@ from django.core.management.base import CommandError
 from catalog.errors import PublishError
 from catalog.models import Snapshot
 from catalog.publishing import Outcome, publish
-from tests.catalog.publish_support import bump, two_skills
+from tests.catalog.publish_support import bump, publish_refusal, two_skills
 from tests.support.repos import SkillRepo
 
 pytestmark = pytest.mark.django_db
@@ -38,9 +38,7 @@ def two_repositories(make_repo: Callable[..., SkillRepo]) -> Repos:
 
 def test_another_repository_is_refused_with_a_message_naming_the_flag(two_repositories: Repos) -> None:
     _, first_sha, second, second_sha = two_repositories
-    with pytest.raises(PublishError) as refused:
-        publish(second.root, second_sha)
-    message = str(refused.value)
+    message = publish_refusal(second.root, second_sha)
     assert f"the active snapshot {first_sha} is not a commit of this repository ({second.root})" in message
     assert "Pass --switch-repository to make this repository the registry's source" in message
     assert "no descendant or version rule against the active snapshot" in message

@@ -20,6 +20,13 @@ def validate(repo: SkillRepo, base: Mapping[str, BaseSkill] | None = None) -> Va
     return validate_tree(WorkingTree(repo.root), base)
 
 
+def valid_paths(repo: SkillRepo) -> list[str]:
+    """The paths of the skills of `repo`'s working tree, which must validate cleanly."""
+    report = validate(repo)
+    assert report.ok, report.problems
+    return [skill.metadata.path for skill in report.skills]
+
+
 def validate_commit(repo: SkillRepo, rev: str = "HEAD") -> ValidationReport:
     git_repo = open_repo(repo.root)
     return validate_tree(GitTree(git_repo, resolve_commit(git_repo, rev)))
