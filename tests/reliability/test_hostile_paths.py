@@ -10,8 +10,9 @@ import io
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from django.core.management import call_command
@@ -28,6 +29,7 @@ from tests.support.skillmd import skill_md
 pytestmark = pytest.mark.reliability
 
 SETTINGS = examples(300, function_scoped_fixtures=True)
+Test = TypeVar("Test", bound=Callable[..., None])
 
 SKILL_IDS = [
     "alpha",
@@ -162,34 +164,56 @@ def check_file_answer(
             assert code in ("SKILL_NOT_FOUND", "INVALID_PATH"), answer  # hidden, not forbidden
 
 
-@pytest.mark.parametrize("zdr_cleared", [False, True], ids=["read-token", "zdr-token"])
-@given(skill_id=st.sampled_from(SKILL_IDS), path=paths())
-@example(skill_id="alpha", path="../beta/templates/note.txt")
-@example(skill_id="alpha", path="references/../../beta/SKILL.md")
-@example(skill_id="alpha", path="references/./guide.md")
-@example(skill_id="alpha", path="references//guide.md")
-@example(skill_id="alpha", path="SKILL.md")
-@example(skill_id="secret-ops", path="references/runbook.md")
-@example(skill_id="alpha", path="references/api/auth.md")
-@example(skill_id="beta", path="templates/note.txt")
-@SETTINGS
+def either_token(given_arguments: dict[str, Any], *cases: dict[str, str]) -> Callable[[Test], Test]:
+    """A property run with the read token and with the ZDR token (`zdr_cleared`), on random
+    `given_arguments`, the `cases` first."""
+
+    def decorate(test: Test) -> Test:
+        for case in reversed(cases):
+            test = example(**case)(test)
+        test = given(**given_arguments)(SETTINGS(test))
+        return pytest.mark.parametrize("zdr_cleared", [False, True], ids=["read-token", "zdr-token"])(test)
+
+    return decorate
+
+
+def file_cases(*cases: tuple[str, str]) -> Callable[[Test], Test]:
+    """skills_get_file's property: any skill id, any path, (skill id, path) `cases` first."""
+    arguments = {"skill_id": st.sampled_from(SKILL_IDS), "path": paths()}
+    return either_token(arguments, *({"skill_id": skill_id, "path": path} for skill_id, path in cases))
+
+
+def uri_cases(*cases: str) -> Callable[[Test], Test]:
+    """resources/read's property: any URI, `cases` first."""
+    return either_token({"uri": uris()}, *({"uri": uri} for uri in cases))
+
+
+@file_cases(
+    ("alpha", "../beta/templates/note.txt"),
+    ("alpha", "references/../../beta/SKILL.md"),
+    ("alpha", "references/./guide.md"),
+    ("alpha", "references//guide.md"),
+    ("alpha", "SKILL.md"),
+    ("secret-ops", "references/runbook.md"),
+    ("alpha", "references/api/auth.md"),
+    ("beta", "templates/note.txt"),
+)
 def test_skills_get_file_serves_exactly_the_listed_files(
     registry: Registry, mcp: McpClient, mcp_zdr: McpClient, zdr_cleared: bool, skill_id: str, path: str
 ) -> None:
     check_file_answer(registry, mcp_zdr if zdr_cleared else mcp, zdr_cleared, skill_id, path)
 
 
-@pytest.mark.parametrize("zdr_cleared", [False, True], ids=["read-token", "zdr-token"])
-@given(skill_id=st.sampled_from(SKILL_IDS), path=paths())
-@example(skill_id="poster-kit", path="assets/fonts/Quillon-OFL.txt")
-@example(skill_id="poster-kit", path="assets/fonts/Quillon-Regular.ttf")
-@example(skill_id="poster-kit", path="assets/icon.png")
-@example(skill_id="poster-kit", path="assets/empty/.gitkeep")
-@example(skill_id="form-filler", path="scripts/lib/__pycache__/geometry.cpython-312.pyc")
-@example(skill_id="form-filler", path="FORMS.md")
-@example(skill_id="staff-handbook", path="rules/leave.md")
-@example(skill_id="ledger-export", path="references/columns.md")
-@SETTINGS
+@file_cases(
+    ("poster-kit", "assets/fonts/Quillon-OFL.txt"),
+    ("poster-kit", "assets/fonts/Quillon-Regular.ttf"),
+    ("poster-kit", "assets/icon.png"),
+    ("poster-kit", "assets/empty/.gitkeep"),
+    ("form-filler", "scripts/lib/__pycache__/geometry.cpython-312.pyc"),
+    ("form-filler", "FORMS.md"),
+    ("staff-handbook", "rules/leave.md"),
+    ("ledger-export", "references/columns.md"),
+)
 def test_an_open_skill_serves_exactly_what_it_does_not_omit(
     open_registry: Registry, mcp: McpClient, mcp_zdr: McpClient, zdr_cleared: bool, skill_id: str, path: str
 ) -> None:
@@ -210,31 +234,29 @@ def check_read(registry: Registry, client: McpClient, zdr_cleared: bool, uri: st
         assert uri not in served, uri
 
 
-@pytest.mark.parametrize("zdr_cleared", [False, True], ids=["read-token", "zdr-token"])
-@given(uri=uris())
-@example(uri="skill://alpha/../beta/SKILL.md")
-@example(uri="skill://alpha/references/../SKILL.md")
-@example(uri="skill://alpha//SKILL.md")
-@example(uri="skill://alpha/%53KILL.md")
-@example(uri="skill://secret-ops/SKILL.md")
-@example(uri="skill://alpha/SKILL.md")
-@SETTINGS
+@uri_cases(
+    "skill://alpha/../beta/SKILL.md",
+    "skill://alpha/references/../SKILL.md",
+    "skill://alpha//SKILL.md",
+    "skill://alpha/%53KILL.md",
+    "skill://secret-ops/SKILL.md",
+    "skill://alpha/SKILL.md",
+)
 def test_resources_read_serves_exactly_the_listed_files(
     registry: Registry, mcp: McpClient, mcp_zdr: McpClient, zdr_cleared: bool, uri: str
 ) -> None:
     check_read(registry, mcp_zdr if zdr_cleared else mcp, zdr_cleared, uri)
 
 
-@pytest.mark.parametrize("zdr_cleared", [False, True], ids=["read-token", "zdr-token"])
-@given(uri=uris())
-@example(uri="skill://poster-kit/assets/icon.png")
-@example(uri="skill://poster-kit/assets/empty/.gitkeep")
-@example(uri="skill://poster-kit/SKILL.md")
-@example(uri="skill://staff-handbook/SKILL.md")
-@example(uri="skill://payroll-notes/SKILL.md")
-@example(uri="skill://staff-handbook/rules/_index.md")
-@example(uri="skill://skills/.curated/poster-kit/SKILL.md")
-@SETTINGS
+@uri_cases(
+    "skill://poster-kit/assets/icon.png",
+    "skill://poster-kit/assets/empty/.gitkeep",
+    "skill://poster-kit/SKILL.md",
+    "skill://staff-handbook/SKILL.md",
+    "skill://payroll-notes/SKILL.md",
+    "skill://staff-handbook/rules/_index.md",
+    "skill://skills/.curated/poster-kit/SKILL.md",
+)
 def test_resources_of_open_skills_are_exactly_the_served_files(
     open_registry: Registry, mcp: McpClient, mcp_zdr: McpClient, zdr_cleared: bool, uri: str
 ) -> None:
