@@ -108,8 +108,7 @@ def callers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callers]:
         # The default local-memory cache: one worker, one cache (see the module docstring).
         for name in ("CACHE_URL", "MCP_RATE_LIMIT_PER_MINUTE", "GITHUB_OAUTH_CLIENT_ID", "PUBLIC_BASE_URL"):
             env.pop(name, None)  # nothing of the test run's own environment changes the rules
-        database.manage_ok("migrate", "--noinput", env=env)
-        database.manage_ok("publish", repo.git("rev-parse", "HEAD"), "--repo", str(repo.root), env=env)
+        database.migrate_and_publish(repo.root, repo.git("rev-parse", "HEAD"), env)
         log_path = workdir / "gunicorn.log"
         with (
             GunicornServer(env, workers=1, log_path=log_path) as server,

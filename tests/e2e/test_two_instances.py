@@ -102,8 +102,7 @@ def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
             LOG_FORMAT="plain",
         )
         env.pop("MCP_RATE_LIMIT_PER_MINUTE", None)
-        database.manage_ok("migrate", "--noinput", "-v", "0", env=env)
-        database.manage_ok("publish", first, "--repo", str(repo.root), env=env)
+        database.migrate_and_publish(repo.root, first, env)
         with (
             GunicornServer(env, workers=2, log_path=workdir / "a.log") as a,
             GunicornServer(env, workers=2, log_path=workdir / "b.log") as b,

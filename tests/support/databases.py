@@ -10,6 +10,7 @@ database is invisible to them: in memory on SQLite, inside an open transaction o
 
     database.manage(...)     -> CompletedProcess (the test looks at the exit code and output)
     database.manage_ok(...)  -> stdout, or AssertionError with the whole output
+    database.migrate_and_publish(repo_root, rev, env)
 """
 
 import os
@@ -128,6 +129,12 @@ class SubprocessDatabase:
         self.runs.append((args, done.stdout, done.stderr))
         assert done.returncode == 0, f"manage.py {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
         return done.stdout
+
+    def migrate_and_publish(self, repo_root: Path, rev: str, env: Mapping[str, str]) -> None:
+        """Migrated, then `rev` of the repository at `repo_root` published, in `env`: where
+        every served registry of the end-to-end tests starts."""
+        self.manage_ok("migrate", "--noinput", "-v", "0", env=env)
+        self.manage_ok("publish", rev, "--repo", str(repo_root), env=env)
 
     def start(self, *args: str, **env: str) -> subprocess.Popen[str]:
         """`manage.py <args>` started in the background, its output piped."""

@@ -78,8 +78,7 @@ def serving_registry(
     sha = repo.git("rev-parse", "HEAD")
     with TempDatabase(workdir / "db") as database:
         server_env = database.env(SKILLS_READ_TOKENS=READ_TOKEN, SKILLS_ZDR_TOKENS=ZDR_TOKEN, **env)
-        database.manage_ok("migrate", "--noinput", "-v", "0", env=server_env)
-        database.manage_ok("publish", sha, "--repo", str(repo.root), env=server_env)
+        database.migrate_and_publish(repo.root, sha, server_env)
         with GunicornServer(server_env, workers=workers, log_path=workdir / "gunicorn.log") as server:
             yield RegistryServer(
                 url=server.url,

@@ -89,8 +89,7 @@ def serving_oauth_registry(workdir: Path) -> Iterator[OAuthRegistry]:
         env = oauth_env(database, server, github)
         server.env = env
         github.add_oauth_app(GITHUB_CLIENT_ID, GITHUB_CLIENT_SECRET, f"{server.url}/oauth/github/callback/")
-        database.manage_ok("migrate", "--noinput", "-v", "0", env=env)
-        database.manage_ok("publish", sha, "--repo", str(repo.root), env=env)
+        database.migrate_and_publish(repo.root, sha, env)
         database.manage_ok("allow_login", "dora", env=env)
         with server:
             yield OAuthRegistry(
