@@ -2,14 +2,13 @@
 
 Every route answers 404 unless OAuth is configured (require_oauth), exactly as if it
 did not exist. Hand-written here: the GitHub sign-in in front of the authorize view,
-the consent page (asked every time, naming the client and its redirect host), and the
-redirect-host rule for dynamic client registration.
+the consent page (asked every time, naming the client and its redirect host), and
+dynamic client registration behind oauth.registration's rules.
 """
 
 import base64
 import hashlib
 import hmac
-import json
 import logging
 import secrets
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib.auth import login, logout
 from django.contrib.auth.models import AnonymousUser
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
@@ -35,7 +34,7 @@ from accounts.callers import Caller
 from accounts.errors import InvalidToken, LoginNotAllowed, UpstreamUnavailable
 from accounts.github import fetch_user
 from oauth import github
-from oauth.conf import has_hidden_characters, redirect_uri_allowed
+from oauth.registration import registration_refusal
 from oauth.signin import sign_in, signed_in_caller
 
 logger = logging.getLogger(__name__)
@@ -43,8 +42,6 @@ logger = logging.getLogger(__name__)
 _PENDING = "github_sign_in"
 _AUTHORIZE_PATH = "/oauth/authorize/"
 _MAX_CODE_LENGTH = 512
-_REGISTRABLE_GRANTS = {"authorization_code", "refresh_token"}
-_MAX_SHOWN_URI = 200
 
 
 def require_oauth(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -152,56 +149,9 @@ class ConsentView(AuthorizationView):
         return context
 
 
-# --- dynamic client registration: the redirect-host rule ----------------------------------
-
-
-def _registration_refusal(body: bytes) -> JsonResponse | None:
-    """None when the metadata may go on to DOT; else the RFC 7591 error answer."""
-    try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):
-        return None  # DOT answers malformed JSON itself
-    if not isinstance(data, dict):
-        return None
-    uris = data.get("redirect_uris")
-    allowed_hosts = settings.OAUTH_ALLOWED_REDIRECT_HOSTS
-    if isinstance(uris, list):
-        refused = next((uri for uri in uris if not redirect_uri_allowed(uri, allowed_hosts)), None)
-        if refused is not None:
-            hosts = ", ".join(allowed_hosts) or "(none)"
-            return JsonResponse(
-                {
-                    "error": "invalid_redirect_uri",
-                    "error_description": f"Redirect URI {_shown(refused)} is refused: redirect URIs must "
-                    f"be https on one of: {hosts}; or http on 127.0.0.1 or localhost; with no "
-                    "whitespace, separator, control or format character.",
-                },
-                status=400,
-            )
-    grants = data.get("grant_types", ["authorization_code"])
-    if not isinstance(grants, list) or not set(grants) <= _REGISTRABLE_GRANTS:
-        return JsonResponse(
-            {
-                "error": "invalid_client_metadata",
-                "error_description": "Only the authorization_code and refresh_token grants are supported.",
-            },
-            status=400,
-        )
-    return None
-
-
-def _shown(uri: object) -> str:
-    """A refused URI as an error message may quote it: bounded, its hidden characters escaped
-    (\\u2028 rather than a line break), so the client sees exactly what was refused."""
-    if not isinstance(uri, str):
-        return f"{type(uri).__name__} value"
-    escaped = "".join(char if not has_hidden_characters(char) else f"\\u{ord(char):04x}" for char in uri)
-    return f"'{escaped[:_MAX_SHOWN_URI]}{'...' if len(escaped) > _MAX_SHOWN_URI else ''}'"
-
-
 class RegistrationView(DynamicClientRegistrationView):
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        refusal = _registration_refusal(request.body)
+        refusal = registration_refusal(request.body)
         if refusal is not None:
             return refusal
         # A registration never belongs to whoever happens to be signed in in this browser.
@@ -211,7 +161,7 @@ class RegistrationView(DynamicClientRegistrationView):
 
 class RegistrationManagementView(DynamicClientRegistrationManagementView):
     def put(self, request: HttpRequest, client_id: str, *args: Any, **kwargs: Any) -> HttpResponse:
-        refusal = _registration_refusal(request.body)
+        refusal = registration_refusal(request.body)
         if refusal is not None:
             return refusal
         return super().put(request, client_id, *args, **kwargs)
