@@ -115,7 +115,7 @@ class FieldChecker:
         return value
 
     def skill_id(
-        self, key: str, value: Any, code: str, quote: Callable[[str], str], bounds: str
+        self, key: str, value: Any, quote: Callable[[str], str], bounds: str, *, code: str
     ) -> str | None:
         """The skill's id, a slug of at most MAX_ID_CHARS: the registry dialect's `id`, the open
         format's `name`. Each dialect quotes the value and states the length its own way; an

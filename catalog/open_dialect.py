@@ -112,7 +112,7 @@ class OpenChecker(VersionField):
 
     def _name(self, value: Any) -> str | None:
         bounds = f"1 to {MAX_ID_CHARS} characters (it is the skill's id)"
-        return self.skill_id("name", value, "invalid_name", shown, bounds)
+        return self.skill_id("name", value, shown, bounds, code="invalid_name")
 
     def _compatibility(self, value: Any) -> None:
         if self.string("compatibility", value) is not None and len(value) > MAX_COMPATIBILITY_CHARS:

@@ -83,7 +83,7 @@ class RegistryChecker(VersionField):
 
     def _id(self, value: Any) -> str | None:
         # The value in full (repr, not shown): an id is a short string, and its length is told.
-        return self.skill_id("id", value, "invalid_id", repr, f"at most {MAX_ID_CHARS} characters")
+        return self.skill_id("id", value, repr, f"at most {MAX_ID_CHARS} characters", code="invalid_id")
 
     def _name(self, value: Any) -> str | None:
         if self.string("name", value) is None:

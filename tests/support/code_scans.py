@@ -111,6 +111,15 @@ def problem_codes() -> set[str]:
                 for arg in candidates
                 if (value := strings.value(arg, path)) is not None and _SNAKE_CODE.fullmatch(value)
             )
+        elif isinstance(node, ast.Call) and any(kw.arg == "code" for kw in node.keywords):
+            # A helper that reports on its caller's behalf takes the code by name.
+            codes.update(
+                value
+                for kw in node.keywords
+                if kw.arg == "code"
+                and (value := strings.value(kw.value, path)) is not None
+                and _SNAKE_CODE.fullmatch(value)
+            )
         elif isinstance(node, ast.Tuple) and len(node.elts) >= 2 and _is_message(node.elts[1]):
             value = strings.value(node.elts[0], path)
             if value is not None and _SNAKE_CODE.fullmatch(value):
