@@ -16,8 +16,12 @@ cache, which honours `ttlMs`; `auto` with that cache off (`cache=None`): what `t
 - one session, the rounds one after another;
 - one session, tools/list asked again before each round (a host refreshing its tools every
   turn);
-- a new session for each round (an agent started per task), the 2026-07-28 clients sharing
-  one cache store (CacheConfig(store=..., partition=...): the same caller).
+- a new session for each round (an agent started per task) that lists the tools first, the
+  2026-07-28 client with its cache on sharing one cache store between its sessions
+  (CacheConfig(store=..., partition=..., target_id=...): the same caller, the same server).
+
+Without a tools/list of its own, a session fetches the listing once for the output schemas
+(mcp.client.session's call_tool), past the Client's response cache.
 """
 
 from __future__ import annotations
@@ -45,7 +49,12 @@ ERAS: dict[str, Callable[[], dict[str, Any]]] = {
     "2026-07-28, SDK cache off": lambda: {"cache": None},
     "2025-11-25 (initialize)": lambda: {"mode": "legacy"},
 }
-SHAPES = ("one session", "one session, tools/list every round", "a new session every round")
+# (label, tools/list before each round, a new session for each round)
+SHAPES = (
+    ("one session", False, False),
+    ("one session, tools/list every round", True, False),
+    ("a new session every round, tools/list first", True, True),
+)
 
 
 def describe(request: httpx2.Request) -> str:
@@ -75,9 +84,12 @@ async def one_round(client: Client, relist: bool) -> None:
     await client.call_tool("skills_get_file", {"id": "alpha", "path": "references/guide.md"})
 
 
-def count(server: RegistryServer, options: dict[str, Any], shape: str, rounds: int) -> Counter[str]:
+def count(
+    server: RegistryServer, options: dict[str, Any], shape: tuple[str, bool, bool], rounds: int
+) -> Counter[str]:
     """The HTTP requests the SDK sends for `rounds` rounds used in `shape`."""
     seen: Counter[str] = Counter()
+    _, relist, reconnect = shape
 
     async def record(request: httpx2.Request) -> None:
         seen[describe(request)] += 1
@@ -86,19 +98,19 @@ def count(server: RegistryServer, options: dict[str, Any], shape: str, rounds: i
         transport = streamable_http_client(server.mcp_url, http_client=http)
         async with Client(transport, **options) as client:
             for _ in range(times):
-                await one_round(client, relist=shape == SHAPES[1])
+                await one_round(client, relist=relist)
 
     async def main() -> None:
         headers = {"Authorization": f"Bearer {server.read_token}"}
         hooks: dict[str, list[Callable[[httpx2.Request], Awaitable[None]]]] = {"request": [record]}
         async with httpx2.AsyncClient(headers=headers, timeout=30, event_hooks=hooks) as http:
-            if shape == SHAPES[2]:
+            if reconnect:
                 for _ in range(rounds):
                     await session(http, 1)
             else:
                 await session(http, rounds)
 
-    if shape == SHAPES[2] and options.get("cache", "default") is not None and "mode" not in options:
+    if reconnect and options.get("cache", "default") is not None and "mode" not in options:
         # One store for every session of this caller, so a later session may reuse a list.
         store = InMemoryResponseCacheStore()
         options = {**options, "cache": CacheConfig(store=store, partition="bench", target_id=server.mcp_url)}
@@ -135,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
                         for what, times in sorted(seen.items())
                         if not what.startswith("POST tools/call")
                     )
-                    print(f"| {shape} | {era} | {sum(seen.values())} | {logged} | {overhead} |")
+                    print(f"| {shape[0]} | {era} | {sum(seen.values())} | {logged} | {overhead} |")
     return 0
 
 
