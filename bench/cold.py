@@ -1,8 +1,9 @@
 """The cold rows: requests no cache can serve, each a distinct one, cycled by wrk (bench/wrk/cycle.lua)
 against the registry with its answer cache off (bench/cold_app/wsgi.py).
 
-- skills_search: COLD_QUERIES distinct two-word queries of the corpus's own topic words (tags,
-  keywords, verbs), as agents looking for different skills ask them;
+- skills_search: COLD_QUERIES distinct two-word queries of the corpus's own topic words (tags
+  and keywords, as the warm row's query is; not the common verbs, which make the broad row's),
+  as agents looking for different skills ask them;
 - skills_get and resources/read: every visible skill (its SKILL.md);
 - skills_get_file: every served file of a visible skill (at most 64 KiB, as the warm row's);
 - skills_list: every page of 50, following the cursors;
@@ -18,7 +19,7 @@ import random
 from collections.abc import Callable
 
 from bench import corpus as corpus_mod
-from bench.corpus_text import KEYWORDS, TAGS, VERBS
+from bench.corpus_text import KEYWORDS, TAGS
 from bench.load import Operation, check_answer, post_json, tool_call
 from bench.measure import BenchError
 
@@ -38,7 +39,7 @@ def is_cold(name: str) -> bool:
 
 def search_queries(count: int = COLD_QUERIES, seed: int = COLD_SEED) -> list[str]:
     """`count` distinct two-word queries of the corpus vocabulary, in a seeded order."""
-    words = sorted(set(TAGS) | set(KEYWORDS) | set(VERBS))
+    words = sorted(set(TAGS) | set(KEYWORDS))
     pairs = [f"{a} {b}" for a in words for b in words if a < b]
     if len(pairs) < count:
         raise BenchError(f"the corpus vocabulary makes only {len(pairs)} distinct queries")
