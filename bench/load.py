@@ -16,6 +16,8 @@ from bench.measure import CLK_TCK, BenchError, machine_busy_ticks, run_measured,
 from tests.support.project import PROJECT_DIR
 
 LUA_SCRIPT = PROJECT_DIR / "bench" / "wrk" / "post.lua"
+# The cold rows' script: a list of bodies in turn (bench/cold.py).
+CYCLE_SCRIPT = PROJECT_DIR / "bench" / "wrk" / "cycle.lua"
 PROTOCOL_VERSION = "2025-11-25"
 MCP_HEADERS = {
     "Content-Type": "application/json",
@@ -123,7 +125,7 @@ def check_answer(operation: Operation, status: int, payload: dict) -> str | None
     elif operation.body.get("method") == "ping":
         if result != {}:
             return f"ping answered {json.dumps(result)[:200]}"
-    elif not result.get("contents"):
+    elif operation.body.get("method") == "resources/read" and not result.get("contents"):
         return "resources/read returned no contents"
     return None
 
@@ -156,7 +158,7 @@ class LoadResult:
 
 def run_wrk(
     url: str,
-    body: dict,
+    body: dict | list[dict],
     token: str | None,
     duration: float,
     connections: int,
@@ -165,9 +167,15 @@ def run_wrk(
     workdir: Path,
     name: str,
 ) -> LoadResult:
+    """One wrk run: `body` on every request, or each body of a list in turn (a cold row)."""
     body_file = workdir / f"body-{re.sub(r'[^a-z0-9]+', '-', name.lower())}.json"
-    body_file.write_text(json.dumps(body))
-    env = {**os.environ, "WRK_BODY_FILE": str(body_file), "WRK_TOKEN": token or ""}
+    if isinstance(body, list):
+        body_file.write_text("".join(json.dumps(one) + "\n" for one in body))
+        script, variable = CYCLE_SCRIPT, "WRK_BODIES_FILE"
+    else:
+        body_file.write_text(json.dumps(body))
+        script, variable = LUA_SCRIPT, "WRK_BODY_FILE"
+    env = {**os.environ, variable: str(body_file), "WRK_TOKEN": token or ""}
     argv = [
         "wrk",
         f"-t{threads}",
@@ -177,7 +185,7 @@ def run_wrk(
         "10s",
         "--latency",
         "-s",
-        str(LUA_SCRIPT),
+        str(script),
         url,
     ]
     cpu_before = server_cpu_ticks(master) if master else (0, 0)

@@ -186,6 +186,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
 
     parser.add_argument(
+        "--no-cold",
+        dest="cold",
+        action="store_false",
+        help="skip the cold rows (distinct requests, answer cache off; bench/cold.py)",
+    )
+    parser.add_argument(
         "--ceiling-only", action="store_true", help="measure the ceiling alone (harness check)"
     )
     parser.add_argument(

@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 from bench import corpus as corpus_mod
+from bench.cold import check_sample, cold_operations, extension_operation
 from bench.load import (
     BROAD_SEARCH,
     BROAD_SEARCH_QUERY,
@@ -29,6 +30,7 @@ from bench.profiles import profile_serve
 from bench.servers import (
     CEILING_APP,
     CEILING_MW,
+    COLD_APP,
     THREADED_WORKERS,
     TOKEN,
     ceiling_probe,
@@ -84,10 +86,20 @@ def serve(args, corpus: corpus_mod.Corpus, env: dict, work_dir: Path) -> dict:
                 )
             )
         registry = stack.enter_context(launched("skillsite.wsgi", env, work_dir / "gunicorn-registry.log"))
+        cold = (
+            stack.enter_context(launched(COLD_APP, env, work_dir / "gunicorn-registry-cold.log"))
+            if args.cold
+            else None
+        )
         wait_ready(ceiling, ceiling_probe, "ceiling")
         if middleware:
             wait_ready(middleware, ceiling_probe, CEILING_MW)
         wait_ready(registry, product_probe, "registry")
+        if cold:
+            wait_ready(cold, product_probe, "registry, answer cache off")
+        extension = extension_operation(registry.url + "/mcp", TOKEN)
+        if extension:
+            ops.append(extension)
         out["workers"] = len(registry.workers())
         out["worker_rss_mb_booted"] = [round(rss_mb(pid) or 0, 1) for pid in registry.workers()]
         # Warm every worker: the index is built once per process per snapshot on first use.
@@ -99,9 +111,19 @@ def serve(args, corpus: corpus_mod.Corpus, env: dict, work_dir: Path) -> dict:
             problem = check_answer(op, status, payload)
             if problem:
                 raise BenchError(f"{op.name}: not a successful answer, not timing it: {problem}")
-        subjects = [(CEILING_MW, middleware, "/mcp", ceiling_body)] if middleware else []
+        subjects: list[tuple[str, GunicornServer, str, dict | list[dict]]] = (
+            [(CEILING_MW, middleware, "/mcp", ceiling_body)] if middleware else []
+        )
         subjects += [(op.name, registry, op.path, op.body) for op in ops]
+        if cold:
+            for name, bodies in cold_operations(corpus, cold.url + "/mcp", TOKEN):
+                check_sample(name, cold.url + "/mcp", TOKEN, bodies)
+                subjects.append((name, cold, "/mcp", bodies))
+            # The cold server's index and search caches are built, as the registry's are.
+            prewarm(cold, ops, rounds=2)
         for _, server, path, body in [("ceiling", ceiling, "/mcp", ceiling_body), *subjects]:
+            if isinstance(body, list):
+                continue  # a cold row: a warm-up would only make its first requests repeats
             run_wrk(
                 server.url + path,
                 body,
@@ -114,7 +136,7 @@ def serve(args, corpus: corpus_mod.Corpus, env: dict, work_dir: Path) -> dict:
                 "warm",
             )
 
-        def load(label: str, server: GunicornServer, path: str, body: dict) -> LoadResult:
+        def load(label: str, server: GunicornServer, path: str, body: dict | list[dict]) -> LoadResult:
             result = run_wrk(
                 server.url + path,
                 body,
@@ -134,7 +156,9 @@ def serve(args, corpus: corpus_mod.Corpus, env: dict, work_dir: Path) -> dict:
             row = load(label, server, path, body)
             ceilings.append(load("ceiling", ceiling, "/mcp", ceiling_body))
             before, after = ceilings[-2], ceilings[-1]
-            row.extra["request"] = body
+            row.extra["request"] = (
+                body if isinstance(body, dict) else {"distinct": len(body), "first": body[0]}
+            )
             row.extra["ceiling_rps"] = (before.rps + after.rps) / 2
             row.extra["ceiling_cpu_ms_per_req"] = (
                 before.server_cpu_ms_per_req + after.server_cpu_ms_per_req
@@ -143,6 +167,8 @@ def serve(args, corpus: corpus_mod.Corpus, env: dict, work_dir: Path) -> dict:
         out["ceiling"] = [asdict_load(result) for result in ceilings]
         out["ceiling_worker_rss_mb"] = [round(rss_mb(pid) or 0, 1) for pid in ceiling.workers()]
         out["worker_rss_mb"] = [round(rss_mb(pid) or 0, 1) for pid in registry.workers()]
+        if cold:
+            out["cold_worker_rss_mb"] = [round(rss_mb(pid) or 0, 1) for pid in cold.workers()]
         out["master_rss_mb"] = round(rss_mb(registry.pid) or 0, 1)
     if args.profile:
         profile_serve(args, env, ops, work_dir)

@@ -19,6 +19,8 @@ from tests.support.project import PROJECT_DIR
 TOKEN = "bench-static-read-token"
 CEILING_APP = "bench.ceiling.wsgi:application"
 CEILING_MW = "ceiling + product middleware"
+# The registry with its answer cache off, for the cold rows (bench/cold.py).
+COLD_APP = "bench.cold_app.wsgi:application"
 
 _GUNICORN_KEYS = ("workers", "worker_class", "threads", "keepalive", "timeout")
 # The worker classes that serve GUNICORN_THREADS requests at once per worker.

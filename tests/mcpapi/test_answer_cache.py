@@ -12,6 +12,7 @@ from mcpapi import answer_cache
 from mcpapi.answer_cache import AnswerCache, size_of
 from mcpapi.protocol import dispatcher
 from tests.support.mcp import META, MODERN, McpClient, Published, publish_head
+from tests.support.reference_md import limit
 from tests.support.repos import SkillRepo
 from tests.support.standard import ZDR_ID, add_standard_skills
 from tests.support.tokens import READ_TOKEN, ZDR_TOKEN
@@ -202,3 +203,12 @@ def test_putting_a_key_again_counts_it_once() -> None:
     cache.put("a", _text(10))
     cache.put("a", _text(10))
     assert len(cache) == 1 and cache.bytes == size_of("a", _text(10))
+
+
+def test_the_answer_cache_bounds_are_the_ones_the_limits_table_states() -> None:
+    mib = 1024 * 1024
+    assert answer_cache.MAX_BYTES % mib == 0 and answer_cache.MAX_ENTRY_BYTES % mib == 0
+    assert limit("answers kept per worker (encoded once, served again)") == (
+        f"{answer_cache.MAX_ENTRIES} answers, {answer_cache.MAX_BYTES // mib} MiB, "
+        f"none larger than {answer_cache.MAX_ENTRY_BYTES // mib} MiB (`mcpapi.answer_cache`)"
+    )

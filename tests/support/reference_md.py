@@ -87,6 +87,15 @@ def first_column(text: str, header: str) -> list[str]:
     return cells
 
 
+def limit(what: str) -> str:
+    """The bound the Limits table states for `what` (its first cell): the second cell."""
+    for line in section("Limits").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) >= 2 and cells[0] == what:
+            return cells[1]
+    raise AssertionError(f"docs/reference.md#limits has no row {what!r}")
+
+
 def undocumented(names: Iterable[str], documented: set[str]) -> list[str]:
     """The names not among `documented`, sorted."""
     return sorted(set(names) - documented)
