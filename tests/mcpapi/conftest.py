@@ -5,7 +5,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from tests.support.mcp import McpClient, Published, only_static_callers, publish_head
+from tests.support.mcp import McpClient, ModernMcp, Published, only_static_callers, publish_head
 from tests.support.repos import SkillRepo
 from tests.support.standard import add_standard_skills
 from tests.support.tokens import ZDR_TOKEN
@@ -26,6 +26,11 @@ def mcp() -> McpClient:
 @pytest.fixture
 def mcp_zdr() -> McpClient:
     return McpClient(ZDR_TOKEN)
+
+
+@pytest.fixture
+def modern() -> ModernMcp:
+    return ModernMcp()
 
 
 @pytest.fixture

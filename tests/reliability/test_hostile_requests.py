@@ -12,12 +12,8 @@ import base64
 import io
 import json
 import logging
-import socket
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from django.http import HttpRequest
 from django.test import RequestFactory
@@ -25,147 +21,24 @@ from hypothesis import event, example, given
 from hypothesis import strategies as st
 
 from mcpapi import views
-from tests.support.databases import TemplateDatabase
-from tests.support.e2e import server_env
-from tests.support.gunicorn import GunicornServer, running_gunicorn
-from tests.support.hostile import examples, json_trees
+from tests.reliability.requests_support import (
+    HUGE_INTEGERS,
+    METHODS,
+    NASTY_STRINGS,
+    SURROGATE_ID,
+    TOOLS,
+    bodies,
+    check_reply,
+    json_values,
+    params,
+)
+from tests.support.hostile import examples
 from tests.support.mcp import McpClient, Registry
-from tests.support.repos import SkillRepo
 from tests.support.tokens import READ_TOKEN
 
 pytestmark = pytest.mark.reliability
 
 IN_PROCESS = examples(250, function_scoped_fixtures=True)
-OVER_HTTP = examples(40, function_scoped_fixtures=True)
-
-METHODS = [
-    "initialize",
-    "notifications/initialized",
-    "ping",
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "server/discover",
-    "skills/list",
-    "skills/get",
-]
-TOOLS = ["skills_list", "skills_search", "skills_get", "skills_get_file"]
-ARGUMENTS = ["id", "path", "query", "tags", "limit", "cursor", "revision", "uri", "name", "protocolVersion"]
-LONG = "x" * 200_000
-NASTY_STRINGS = [
-    "",
-    " ",
-    "\x00",
-    "\ud800",  # a lone surrogate: valid JSON syntax ("\\ud800"), not encodable as UTF-8
-    "a\udfffb",
-    "\u202e\ufeff",
-    "../../../etc/passwd",
-    "skill://alpha/../beta/SKILL.md",
-    "%2e%2e%2f",
-    "\\..\\",
-    "alpha",
-    "secret-ops",
-    "references/guide.md",
-    "2.0",
-    "0" * 7,
-    "f" * 40,
-    LONG,
-]
-BAD_UTF8 = [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80"]
-HUGE_INTEGERS = st.sampled_from([2**63, -(2**63) - 1, 10**300, -(10**4000), 10**4299])
-
-scalars = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(),
-    HUGE_INTEGERS,
-    st.floats(),  # NaN and ±Infinity included: Python's json reads and writes them
-    st.text(max_size=30),
-    st.sampled_from(NASTY_STRINGS),
-)
-json_values = json_trees(scalars, ARGUMENTS, key_chars=8, list_items=4, object_items=4, max_leaves=20)
-tool_arguments = st.one_of(
-    st.fixed_dictionaries({}, optional={name: json_values for name in ARGUMENTS[:7]}),
-    json_values,
-)
-params = st.one_of(
-    st.fixed_dictionaries(
-        {"name": st.sampled_from(TOOLS) | st.sampled_from(NASTY_STRINGS) | json_values},
-        optional={"arguments": tool_arguments},
-    ),
-    st.fixed_dictionaries({}, optional={"uri": json_values, "cursor": json_values}),
-    json_values,
-)
-messages = st.fixed_dictionaries(
-    {},
-    optional={
-        "jsonrpc": st.sampled_from(["2.0"]) | json_values,
-        "id": st.integers()
-        | st.text(max_size=20)
-        | HUGE_INTEGERS
-        | st.sampled_from(NASTY_STRINGS)
-        | json_values,
-        "method": st.sampled_from(METHODS) | st.sampled_from(NASTY_STRINGS) | json_values,
-        "params": params,
-        "result": json_values,
-        "error": json_values,
-    },
-)
-# Most messages are close to valid (so they reach the tools); some are anything at all.
-envelopes = st.one_of(
-    messages.map(lambda m: {"jsonrpc": "2.0", "id": 1, "method": "tools/call", **m}),
-    messages.map(lambda m: {"jsonrpc": "2.0", "id": 1, **m}),
-    messages,
-    json_values,
-)
-
-
-@st.composite
-def bodies(draw: st.DrawFn) -> bytes:
-    """A request body: JSON of a hostile message, then maybe damaged or replaced."""
-    body = json.dumps(draw(envelopes), ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogatepass")
-    kind = draw(st.sampled_from(["as is", "as is", "damaged", "random bytes", "deep", "deep arguments"]))
-    if kind == "damaged":
-        for _ in range(draw(st.integers(1, 4))):
-            at = draw(st.integers(0, len(body)))
-            junk = draw(
-                st.binary(min_size=1, max_size=4) | st.sampled_from([b"\xff", b"\xc3", b"\xed\xa0\x80"])
-            )
-            body = body[:at] + junk + body[at + draw(st.integers(0, 3)) :]
-    elif kind == "random bytes":
-        body = draw(st.binary(max_size=200))
-    elif kind == "deep":
-        depth = draw(st.integers(1, 200_000))
-        body = b"[" * depth + b"]" * draw(st.sampled_from([0, depth]))
-    elif kind == "deep arguments":
-        depth = draw(st.integers(50, 5000))
-        nested = "[" * depth + "]" * depth
-        tool = draw(st.sampled_from(TOOLS))
-        body = (
-            f'{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"{tool}",'
-            f'"arguments":{{"id":{nested},"path":{nested},"tags":{nested}}}}}}}'
-        ).encode()
-    return body
-
-
-# Found by the fuzzing below: kept as an example every run tries first.
-SURROGATE_ID = b'{"jsonrpc": "2.0", "id": "\\ud800", "method": "ping"}'
-
-
-def check_reply(status: int, content: bytes, content_type: str | None) -> None:
-    """What every answer to a hostile body must be."""
-    assert status < 500, (status, content[:300])
-    assert b"Traceback (most recent call last)" not in content and b'File "/' not in content, content[:500]
-    if not content:
-        assert status in (202, 204), status
-        return
-    assert (content_type or "").startswith("application/json"), content_type
-    reply = json.loads(content)  # well-formed JSON, and UTF-8
-    if isinstance(reply, dict) and "error" in reply and isinstance(reply["error"], dict):
-        # -32603 means a handler raised something unexpected: hostile input must never get there.
-        assert reply["error"].get("code") != -32603, reply
 
 
 @given(body=bodies())
@@ -374,80 +247,3 @@ def _chunked_request(body: bytes) -> HttpRequest:
     request.META["wsgi.input"] = io.BytesIO(body)
     request.META["wsgi.input_terminated"] = True
     return request
-
-
-# --- through gunicorn ----------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def live(template_db: TemplateDatabase, tmp_path_factory: pytest.TempPathFactory) -> Iterator[GunicornServer]:
-    workdir = tmp_path_factory.mktemp("hostile")
-    with template_db.copy(workdir) as database:
-        repo = SkillRepo(workdir / "repo")
-        repo.add_skill("alpha", body="Alpha steps.\n", files={"references/guide.md": "# Guide\n"})
-        repo.add_skill("secret-ops", body="Secret.\n", required_zdr=True)
-        done = database.manage("publish", repo.commit("skills"), "--repo", str(repo.root))
-        assert done.returncode == 0, done.stderr
-        with running_gunicorn(server_env(database), Path(workdir)) as server:
-            yield server
-
-
-@pytest.fixture(scope="module")
-def live_http(live: GunicornServer) -> Iterator[httpx.Client]:
-    # No keep-alive: a hostile body may leave a connection unusable, and that must not
-    # decide the next example.
-    with httpx.Client(
-        headers={"Authorization": f"Bearer {READ_TOKEN}", "Content-Type": "application/json"},
-        timeout=30,
-        limits=httpx.Limits(max_keepalive_connections=0),
-    ) as client:
-        yield client
-
-
-@given(body=bodies())
-@example(body=SURROGATE_ID)
-@example(body=b"[" * 100_000)
-@OVER_HTTP
-def test_no_hostile_body_gets_a_server_error_through_gunicorn(
-    live: GunicornServer, live_http: httpx.Client, body: bytes
-) -> None:
-    response = live_http.post(live.mcp_url, content=body)
-    check_reply(response.status_code, response.content, response.headers.get("Content-Type"))
-
-
-def test_oversized_bodies_are_413_through_gunicorn(live: GunicornServer, live_http: httpx.Client) -> None:
-    limit = 1024 * 1024  # docs/reference.md#limits
-    for body in (b"{" + b" " * limit, b"\xff" * (limit + 1)):
-        response = live_http.post(live.mcp_url, content=body)
-        assert response.status_code == 413, response.text[:200]
-
-    # Chunked, with no Content-Length: refused once the limit is crossed.
-    def chunks() -> Iterator[bytes]:
-        for _ in range(20):
-            yield b" " * (128 * 1024)
-
-    response = live_http.post(live.mcp_url, content=chunks())
-    assert response.status_code == 413
-
-    # A declared length over the limit is refused before authentication or any read.
-    with socket.create_connection(("127.0.0.1", live.port), timeout=30) as raw:
-        raw.sendall(
-            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            + f"Content-Length: {limit * 50}\r\n\r\n".encode()
-        )
-        head = raw.recv(4096)
-    assert head.startswith(b"HTTP/1.1 413"), head[:200]
-
-
-def test_a_body_of_exactly_one_mebibyte_is_served_through_gunicorn(
-    live: GunicornServer, live_http: httpx.Client
-) -> None:
-    def call(pad: str) -> dict[str, Any]:
-        params = {"name": "skills_search", "arguments": {"query": "alpha"}, "_meta": {"pad": pad}}
-        return {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
-
-    body = json.dumps(call(" " * (1024 * 1024 - len(json.dumps(call("")))))).encode()
-    assert len(body) == 1024 * 1024
-    response = live_http.post(live.mcp_url, content=body)
-    assert response.status_code == 200, response.text[:200]
-    assert [hit["id"] for hit in response.json()["result"]["structuredContent"]["results"]] == ["alpha"]
