@@ -25,41 +25,23 @@ import json
 import os
 import statistics
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.view_overhead import PROJECT_DIR, TOKEN, callgrind
+from bench.inprocess import configure, migrate_and_publish
+from bench.view_overhead import TOKEN, callgrind
 
 HEADERS = {"Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream"}
 
 
 def _setup(corpus: Path, db_path: Path) -> None:
-    os.environ.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "skillsite.settings",
-            "DJANGO_SECRET_KEY": "bench-secret-key-not-for-production-0123456789",
-            "DJANGO_DEBUG": "false",
-            "DJANGO_ALLOWED_HOSTS": "testserver",
-            "DATABASE_URL": f"sqlite:///{db_path}",
-            "SKILLS_READ_TOKENS": TOKEN,
-        }
-    )
-    sys.path.insert(0, str(PROJECT_DIR))
-    import django
-
-    django.setup()
+    configure(db_path, {"SKILLS_READ_TOKENS": TOKEN})
     import logging
 
     if not db_path.exists() or db_path.stat().st_size == 0:
-        from django.core.management import call_command
-
-        from catalog.publishing import publish
-
-        call_command("migrate", verbosity=0)
-        publish(corpus, "HEAD")
+        migrate_and_publish(corpus)
     sink = open(os.devnull, "w")  # kept open for the life of the process
     for handler in logging.getLogger().handlers:
         if isinstance(handler, logging.StreamHandler):

@@ -9,8 +9,9 @@ from pathlib import Path
 from tests.support.project import PROJECT_DIR
 
 
-def setup_published(db_path: Path, repo: Path, env: dict[str, str]) -> None:
-    """`env` adds to the settings every such benchmark shares (its tokens, a log level)."""
+def configure(db_path: Path, env: dict[str, str]) -> None:
+    """Django set up on `db_path`; `env` adds to the settings every such benchmark shares (its
+    tokens, a log level)."""
     os.environ.update(
         {
             "DJANGO_SETTINGS_MODULE": "skillsite.settings",
@@ -25,9 +26,17 @@ def setup_published(db_path: Path, repo: Path, env: dict[str, str]) -> None:
     import django
 
     django.setup()
+
+
+def migrate_and_publish(repo: Path) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
     from catalog.publishing import publish
 
     publish(repo, "HEAD")
+
+
+def setup_published(db_path: Path, repo: Path, env: dict[str, str]) -> None:
+    configure(db_path, env)
+    migrate_and_publish(repo)
