@@ -19,16 +19,21 @@ Order, higher first, each component deciding only ties of the ones before it:
 then id ascending. Every component is an integer, so the order is the same in every process.
 A skill that matches nothing is not a result.
 
-Speed: postings of stems, label postings and field lengths are built once per index; a query
-costs work in proportion to the postings of its terms, and its ranking is remembered (a
-bounded number per index), so the later pages of a query cost a look-up. A hit's reasons and
-excerpt are worked out only for the page that is returned.
+Speed: postings of stems, label postings and field lengths are built once per index; each
+stem's text scores are worked out once and remembered (a bounded number of postings per
+index), so a query never seen before whose words are not new costs a sum of prepared
+integers. Each match gets one integer key packing the whole order; a first ranking picks its
+first PREFIX ranks without sorting every match, and the whole order is worked out when a
+rank past them is first read. A ranking is remembered (a bounded number per index), so the
+later pages of a query cost a look-up. A hit's reasons and excerpt are worked out only for
+the page that is returned.
 """
 
+import heapq
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from itertools import pairwise
 from typing import overload
 
@@ -44,6 +49,12 @@ RANKED_CACHE_SIZE = 128
 # Hits a remembered ranking keeps, with their reasons and excerpts once worked out: the first
 # two default pages, which repeated queries ask for again (about 1 KB a hit).
 KEPT_HITS = 40
+# Ranks a first ranking works out (the rest when a deeper page is read): the kept hits and
+# the one past them, which tells the page of KEPT_HITS whether more follow.
+PREFIX = KEPT_HITS + 1
+# Text scores of stems an index remembers: at most this many (position, score) pairs per
+# skill indexed, 12 bytes a pair (about a dense term's scores per unit).
+TERM_CACHE_POSTINGS = 48
 _NOWHERE: tuple[int, ...] = ()
 __all__ = ["RULES", "SearchHit", "SearchIndex", "SearchResults", "normalise", "parse_query"]
 
@@ -117,6 +128,8 @@ class SearchIndex:
         self._by_tag = freeze_lists((tag.casefold() for tag in skill.tags) for skill in self.skills)
         self._by_exact = freeze_lists((skill.id.casefold(), skill.name.casefold()) for skill in self.skills)
         self._ranked: OrderedDict[tuple[str, tuple[str, ...]], SearchResults] = OrderedDict()
+        self._terms: OrderedDict[str, tuple[array, array]] = OrderedDict()
+        self._term_postings = 0
         self._lock = threading.Lock()
         # Ties are broken by id: a position's place in id order (the identity when the skills
         # come sorted by id, as a snapshot's always do).
@@ -155,52 +168,109 @@ class SearchIndex:
                 self._ranked.popitem(last=False)
         return results
 
-    def _rank(self, query: Query, tags: Sequence[str]) -> array:
+    def _rank(self, query: Query, tags: Sequence[str], whole: bool = False) -> "Ranking":
+        """The ranking of `query` among the skills carrying `tags`: its first PREFIX ranks
+        only, unless `whole` or the matches are few (the rest is worked out when a deeper
+        page is read, see Ranking)."""
         exact = set(self._by_exact.get(query.whole, _NOWHERE))
         allowed = self._tagged(tags)
-        ranked = array("i")
         if not query.terms:
-            ranked.extend(self._ordered(exact if allowed is None else exact & allowed, {}))
-            return ranked
+            positions = array("i", self._ordered(exact if allowed is None else exact & allowed, {}))
+            return Ranking(positions, len(positions))
+        keys = self._keys(query, exact, allowed)
+        if whole or len(keys) <= 4 * PREFIX:
+            return Ranking(self._decoded(sorted(keys)), len(keys))
+        # The first pages are what nearly every request reads: the PREFIX smallest keys cost
+        # one pass over the candidates, where sorting them all costs log(n) passes.
+        prefix = self._decoded(heapq.nsmallest(PREFIX, keys))
+        return Ranking(prefix, len(keys), lambda: self._rank(query, tags, whole=True).positions)
+
+    def _keys(self, query: Query, exact: set[int], allowed: set[int] | None) -> list[int]:
+        """One integer per matching skill, smaller first in the order of docs/reference.md#search:
+        the components (exact, tag count, keyword count, text score, id rank) packed in that
+        order, each in a radix larger than any of its values, negated but for the id rank, so
+        comparing two keys compares the tuples component by component."""
         tag_counts = self._tags.counts(query)
         keyword_counts = self._keywords.counts(query)
         scores = self._text_scores(query.terms)
-        # A skill matching by exact, tag or keyword outranks every skill that matches by its
-        # text alone (the key is compared component by component), so the two groups are
-        # ranked apart, the usually large text-only group with a cheap integer key.
+        size = len(self.skills) or 1
+        rank = self._id_rank
         strong = exact.union(tag_counts, keyword_counts)
-        text_only = scores.keys() - strong
         if allowed is not None:
             strong &= allowed
-            text_only &= allowed
+        # A set test per candidate, not a filtered copy of the scores.
+        skipped = strong if allowed is None else strong.union(scores.keys() - allowed)
+        items = scores.items()
+        if rank is None:
+            if skipped:
+                keys = [position - score * size for position, score in items if position not in skipped]
+            else:
+                keys = [position - score * size for position, score in items]
+        else:
+            keys = [rank[position] - score * size for position, score in items if position not in skipped]
+        if strong:
+            tag_radix = max(tag_counts.values(), default=0) + 1
+            keyword_radix = max(keyword_counts.values(), default=0) + 1
+            score_radix = (max(scores.values(), default=0) + 1) * size
+            get = scores.get
+            for position in strong:
+                label = ((position in exact) * tag_radix + tag_counts.get(position, 0)) * keyword_radix
+                label += keyword_counts.get(position, 0)
+                place = position if rank is None else rank[position]
+                keys.append(place - label * score_radix - get(position, 0) * size)
+        return keys
+
+    def _decoded(self, keys: Iterable[int]) -> array:
+        """The positions of ordered keys (a key's id rank is its remainder by the size)."""
+        size = len(self.skills) or 1
+        if self._id_rank is None:
+            return array("i", [key % size for key in keys])
+        by_rank = self._by_rank()
+        return array("i", [by_rank[key % size] for key in keys])
+
+    def _by_rank(self) -> list[int]:
         rank = self._id_rank
-        keys = sorted(
-            (
-                -(position in exact),
-                -tag_counts.get(position, 0),
-                -keyword_counts.get(position, 0),
-                -scores.get(position, 0),
-                position if rank is None else rank[position],
-                position,
-            )
-            for position in strong
-        )
-        ranked.extend(key[-1] for key in keys)
-        ranked.extend(self._ordered(text_only, scores))
-        return ranked
+        assert rank is not None
+        by_rank = [0] * len(rank)
+        for position, place in enumerate(rank):
+            by_rank[place] = position
+        return by_rank
 
     def _text_scores(self, terms: Sequence[Term]) -> dict[int, int]:
         """The text score of every skill holding any term: integers, so the sum is the same
         whatever the order of addition."""
-        total: dict[int, int] = {}
-        for term in terms:
-            scores = self.text.scores(term.stem)
-            if len(scores) > len(total):
-                total, scores = scores, total
-            get = total.get
-            for position, score in scores.items():
-                total[position] = get(position, 0) + score
+        found = [self._term_scores(term.stem) for term in terms]
+        found.sort(key=lambda pair: len(pair[0]), reverse=True)
+        if not found:
+            return {}
+        total = dict(zip(*found[0], strict=True))
+        for positions, scores in found[1:]:
+            more = dict(zip(positions, scores, strict=True))
+            # Only the skills holding both need an addition; the rest are copied whole.
+            both = {position: total[position] + more[position] for position in total.keys() & more.keys()}
+            total.update(more)
+            total.update(both)
         return total
+
+    def _term_scores(self, stem: str) -> tuple[array, array]:
+        """A stem's text scores, (positions, scores) in two arrays: remembered per index while
+        they fit in TERM_CACHE_POSTINGS per skill, the least recently used forgotten first, so
+        a query never seen before whose words are not new costs a sum of prepared integers."""
+        with self._lock:
+            found = self._terms.get(stem)
+            if found is not None:
+                self._terms.move_to_end(stem)
+                return found
+        scores = self.text.scores(stem)
+        found = (array("i", scores.keys()), array("q", scores.values()))
+        with self._lock:
+            self._terms[stem] = found
+            self._term_postings += len(scores)
+            budget = TERM_CACHE_POSTINGS * max(len(self.skills), 1)
+            while self._term_postings > budget and len(self._terms) > 1:
+                _, (dropped, _) = self._terms.popitem(last=False)
+                self._term_postings -= len(dropped)
+        return found
 
     def _ordered(self, positions: Collection[int], scores: dict[int, int]) -> list[int]:
         """`positions` by score (higher first), then id: one integer key each."""
@@ -209,9 +279,7 @@ class SearchIndex:
         get = scores.get
         if rank is None:
             return [key % size for key in sorted(-get(p, 0) * size + p for p in positions)]
-        by_rank = [0] * size
-        for position, place in enumerate(rank):
-            by_rank[place] = position
+        by_rank = self._by_rank()
         return [by_rank[key % size] for key in sorted(-get(p, 0) * size + rank[p] for p in positions)]
 
     def reasons(self, position: int, query: Query, held: Held) -> list[tuple[str, str]]:
@@ -240,14 +308,14 @@ class SearchIndex:
 class SearchResults(Sequence[SearchHit]):
     """Ranked hits; each SearchHit is built when it is read, so a page costs only its own."""
 
-    def __init__(self, index: SearchIndex, positions: Sequence[int], query: Query) -> None:
+    def __init__(self, index: SearchIndex, ranking: "Ranking", query: Query) -> None:
         self._index = index
-        self._positions = positions
+        self._ranking = ranking
         self._query = query
         self._hits: dict[int, SearchHit] = {}  # by rank, the first KEPT_HITS only
 
     def __len__(self) -> int:
-        return len(self._positions)
+        return self._ranking.count
 
     @overload
     def __getitem__(self, item: int) -> SearchHit: ...
@@ -257,17 +325,34 @@ class SearchResults(Sequence[SearchHit]):
 
     def __getitem__(self, item: int | slice) -> SearchHit | list[SearchHit]:
         if isinstance(item, slice):
-            return [self._hit(rank) for rank in range(*item.indices(len(self._positions)))]
+            return [self._hit(rank) for rank in range(*item.indices(self._ranking.count))]
         if item < 0:
-            item += len(self._positions)
-        if not 0 <= item < len(self._positions):
+            item += self._ranking.count
+        if not 0 <= item < self._ranking.count:
             raise IndexError(item)
         return self._hit(item)
 
     def _hit(self, rank: int) -> SearchHit:
         hit = self._hits.get(rank)
         if hit is None:
-            hit = SearchHit(self._index, self._positions[rank], self._query)
+            hit = SearchHit(self._index, self._ranking.position(rank), self._query)
             if rank < KEPT_HITS:
                 self._hits[rank] = hit
         return hit
+
+
+class Ranking:
+    """The positions of a ranking, best first: all of them, or the first few and how to work
+    out the rest (once, when a rank past them is first read; the same order either way)."""
+
+    __slots__ = ("_rest", "count", "positions")
+
+    def __init__(self, positions: array, count: int, rest: Callable[[], array] | None = None) -> None:
+        self.positions = positions
+        self.count = count
+        self._rest = rest
+
+    def position(self, rank: int) -> int:
+        if rank >= len(self.positions) and self._rest is not None:
+            self.positions, self._rest = self._rest(), None
+        return self.positions[rank]

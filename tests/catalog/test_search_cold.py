@@ -1,0 +1,114 @@
+"""The cold path of search (catalog.search): a ranking worked out from remembered term scores,
+its first pages picked without sorting every match and the rest ordered only when a deeper
+page is read, is the order of docs/reference.md#search exactly, on every page."""
+
+import pytest
+
+from bench.cold import search_queries
+from bench.search.cpu import generated_skills, queries
+from bench.search.run import load_corpus, load_queries
+from catalog import search as search_module
+from catalog.entries import SkillEntry
+from catalog.search import SearchIndex, parse_query
+
+
+def reference_order(index: SearchIndex, query: str, tags: tuple[str, ...]) -> list[str]:
+    """Every match sorted by the documented key, computed afresh with no cache, no packing
+    and no partial selection: (exact, tag count, keyword count, text score) higher first,
+    then id."""
+    parsed = parse_query(query)
+    skills = index.skills
+    exact = {p for p, s in enumerate(skills) if parsed.whole in (s.id.casefold(), s.name.casefold())}
+    wanted = {tag.casefold() for tag in tags}
+    allowed = {p for p, s in enumerate(skills) if wanted <= {tag.casefold() for tag in s.tags}}
+    if not parsed.terms:
+        return sorted(skills[p].id for p in exact & allowed)
+    tag_counts = index._tags.counts(parsed)
+    keyword_counts = index._keywords.counts(parsed)
+    scores: dict[int, int] = {}
+    for term in parsed.terms:
+        for position, score in index.text.scores(term.stem).items():
+            scores[position] = scores.get(position, 0) + score
+    matching = (exact | set(tag_counts) | set(keyword_counts) | set(scores)) & allowed
+    keys = sorted(
+        (
+            -(p in exact),
+            -tag_counts.get(p, 0),
+            -keyword_counts.get(p, 0),
+            -scores.get(p, 0),
+            skills[p].id,
+        )
+        for p in matching
+    )
+    return [key[-1] for key in keys]
+
+
+def read_in_pages(index: SearchIndex, query: str, tags: tuple[str, ...], page: int) -> list[str]:
+    """Every result, read page by page from the first, as a client following cursors does."""
+    results = index.search(query, tags)
+    found: list[str] = []
+    for start in range(0, len(results), page):
+        found.extend(hit.skill.id for hit in results[start : start + page])
+    return found
+
+
+def some_queries(skills: list[SkillEntry], count: int, seed: int) -> list[tuple[str, tuple[str, ...]]]:
+    """The cold bench's two-word queries, the CPU bench's one- to three-word queries of the
+    generator's words, ids and names asked whole, stop words alone, and every third query
+    filtered by one tag, every seventh by two (seeded draws, so every run asks the same)."""
+    texts = search_queries(count // 2, seed) + queries(count // 3, seed)
+    texts += [s.id for s in skills[::60]] + [s.name for s in skills[7::60]] + ["the", "", "and of"]
+    tag_pool = sorted({tag for s in skills for tag in s.tags}) or ["none"]
+    found = []
+    for number, text in enumerate(texts):
+        tags: tuple[str, ...] = ()
+        if number % 3 == 0:
+            tags = (tag_pool[number % len(tag_pool)],)
+        if number % 7 == 0:
+            tags += (tag_pool[(number // 7) % len(tag_pool)],)
+        found.append((text, tags))
+    return found
+
+
+@pytest.fixture(scope="module")
+def generated() -> list[SkillEntry]:
+    return generated_skills(300, 7)
+
+
+def test_every_page_of_a_cold_query_is_the_reference_order_over_the_generated_corpus(
+    generated: list[SkillEntry],
+) -> None:
+    index = SearchIndex(generated)
+    for query, tags in some_queries(generated, 300, 18):
+        expected = reference_order(index, query, tags)
+        index._ranked.clear()
+        assert read_in_pages(index, query, tags, 20) == expected, (query, tags)
+        # A deep page read first, before any first page: the same order.
+        index._ranked.clear()
+        results = index.search(query, tags)
+        assert [hit.skill.id for hit in results[60:]] == expected[60:], (query, tags)
+
+
+def test_the_order_holds_when_term_scores_are_forgotten_between_queries(
+    generated: list[SkillEntry], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A budget of one term's scores: nearly every term is worked out afresh.
+    monkeypatch.setattr(search_module, "TERM_CACHE_POSTINGS", 0)
+    index = SearchIndex(generated)
+    for query, tags in some_queries(generated, 60, 5):
+        assert read_in_pages(index, query, tags, 7) == reference_order(index, query, tags), (query, tags)
+
+
+def test_every_page_is_the_reference_order_over_the_search_benchmark_corpus() -> None:
+    skills = sorted(load_corpus(), key=lambda s: s.id)
+    index = SearchIndex(skills)
+    queries = [(case.query, ()) for case in load_queries()] + some_queries(skills, 120, 3)
+    for query, tags in queries:
+        assert read_in_pages(index, query, tags, 3) == reference_order(index, query, tags), (query, tags)
+
+
+def test_skills_given_out_of_id_order_rank_by_id_all_the_same(generated: list[SkillEntry]) -> None:
+    shuffled = sorted(generated, key=lambda s: s.id[::-1])
+    index = SearchIndex(shuffled)
+    for query, tags in some_queries(generated, 90, 11):
+        assert read_in_pages(index, query, tags, 20) == reference_order(index, query, tags), (query, tags)
