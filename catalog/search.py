@@ -181,9 +181,12 @@ class SearchIndex:
         if whole or len(keys) <= 4 * PREFIX:
             return Ranking(self._decoded(sorted(keys)), len(keys))
         # The first pages are what nearly every request reads: the PREFIX smallest keys cost
-        # one pass over the candidates, where sorting them all costs log(n) passes.
+        # one pass over the matches, where sorting them all costs log(n) passes. The keys are
+        # kept (8 bytes a match) so that a deeper page picks more of them the same way.
         prefix = self._decoded(heapq.nsmallest(PREFIX, keys))
-        return Ranking(prefix, len(keys), lambda: self._rank(query, tags, whole=True).positions)
+        if -(1 << 63) <= min(keys):
+            return Ranking(prefix, len(keys), self._decoded, array("q", keys))
+        return Ranking(prefix, len(keys), lambda _: self._rank(query, tags, whole=True).positions)
 
     def _keys(self, query: Query, exact: set[int], allowed: set[int] | None) -> list[int]:
         """One integer per matching skill, smaller first in the order of docs/reference.md#search:
@@ -342,17 +345,37 @@ class SearchResults(Sequence[SearchHit]):
 
 
 class Ranking:
-    """The positions of a ranking, best first: all of them, or the first few and how to work
-    out the rest (once, when a rank past them is first read; the same order either way)."""
+    """The positions of a ranking, best first: all of them, or the first few, and either the
+    keys of every match (docs of SearchIndex._keys) or how to rank them all again. A rank past
+    the positions known picks at least four times as many smallest keys (all of them, sorted,
+    once that is a quarter of the matches): the same order either way."""
 
-    __slots__ = ("_rest", "count", "positions")
+    __slots__ = ("_decoded", "_keys", "count", "positions")
 
-    def __init__(self, positions: array, count: int, rest: Callable[[], array] | None = None) -> None:
+    def __init__(
+        self,
+        positions: array,
+        count: int,
+        decoded: Callable[[Iterable[int]], array] | None = None,
+        keys: array | None = None,
+    ) -> None:
         self.positions = positions
         self.count = count
-        self._rest = rest
+        self._decoded = decoded
+        self._keys = keys
 
     def position(self, rank: int) -> int:
-        if rank >= len(self.positions) and self._rest is not None:
-            self.positions, self._rest = self._rest(), None
-        return self.positions[rank]
+        # Read once: another thread may complete the ranking meanwhile (to the same order).
+        positions, decoded, keys = self.positions, self._decoded, self._keys
+        if rank >= len(positions) and decoded is not None:
+            wanted = max(rank + PREFIX, 4 * len(positions))
+            if keys is None:
+                positions = decoded(())
+            elif 4 * wanted >= self.count:
+                positions = decoded(sorted(keys))
+            else:
+                positions = decoded(heapq.nsmallest(wanted, keys))
+            if len(positions) == self.count:
+                self._decoded = self._keys = None
+            self.positions = positions
+        return positions[rank]

@@ -112,3 +112,15 @@ def test_skills_given_out_of_id_order_rank_by_id_all_the_same(generated: list[Sk
     index = SearchIndex(shuffled)
     for query, tags in some_queries(generated, 90, 11):
         assert read_in_pages(index, query, tags, 20) == reference_order(index, query, tags), (query, tags)
+
+
+def test_deeper_pages_picked_a_few_at_a_time_are_the_reference_order(
+    generated: list[SkillEntry], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A first ranking of 3 ranks: reading on picks 12, 48, ... smallest keys, then sorts them all.
+    monkeypatch.setattr(search_module, "PREFIX", 3)
+    index = SearchIndex(generated)
+    for query, tags in some_queries(generated, 60, 9):
+        assert read_in_pages(index, query, tags, 5) == reference_order(index, query, tags), (query, tags)
+        index._ranked.clear()
+        assert [hit.skill.id for hit in index.search(query, tags)[40:50]] == reference_order(index, query, tags)[40:50]
