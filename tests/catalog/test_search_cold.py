@@ -123,4 +123,5 @@ def test_deeper_pages_picked_a_few_at_a_time_are_the_reference_order(
     for query, tags in some_queries(generated, 60, 9):
         assert read_in_pages(index, query, tags, 5) == reference_order(index, query, tags), (query, tags)
         index._ranked.clear()
-        assert [hit.skill.id for hit in index.search(query, tags)[40:50]] == reference_order(index, query, tags)[40:50]
+        deep = [hit.skill.id for hit in index.search(query, tags)[40:50]]
+        assert deep == reference_order(index, query, tags)[40:50], (query, tags)
