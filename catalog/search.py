@@ -53,7 +53,7 @@ KEPT_HITS = 40
 # the one past them, which tells the page of KEPT_HITS whether more follow.
 PREFIX = KEPT_HITS + 1
 # Text scores of stems an index remembers: at most this many (position, score) pairs per
-# skill indexed, 12 bytes a pair (about a dense term's scores per unit).
+# skill indexed, 6 bytes a pair (about 290 bytes a skill, a fifth of the index's own size).
 TERM_CACHE_POSTINGS = 48
 _NOWHERE: tuple[int, ...] = ()
 __all__ = ["RULES", "SearchHit", "SearchIndex", "SearchResults", "normalise", "parse_query"]
@@ -265,7 +265,12 @@ class SearchIndex:
                 self._terms.move_to_end(stem)
                 return found
         scores = self.text.scores(stem)
-        found = (array("i", scores.keys()), array("q", scores.values()))
+        # 6 bytes a pair at most 65,535 skills: a score is at most idf * (K1 + 1) millionths.
+        highest = max(scores.values(), default=0)
+        found = (
+            array("H" if len(self.skills) <= 0xFFFF else "i", scores.keys()),
+            array("i" if highest < 1 << 31 else "q", scores.values()),
+        )
         with self._lock:
             self._terms[stem] = found
             self._term_postings += len(scores)
