@@ -44,7 +44,8 @@ from catalog.textindex import TextIndex
 from catalog.textwords import earliest_with_stem
 
 RULES = ("exact", "tag", "keyword", "name", "description", "body")
-# Rankings an index remembers per (query, tags): 4 bytes per result each.
+# Rankings an index remembers per (query, tags): 4 bytes per result each once wholly ordered,
+# 8 bytes a match (its keys) while only its first pages are.
 RANKED_CACHE_SIZE = 128
 # Hits a remembered ranking keeps, with their reasons and excerpts once worked out: the first
 # two default pages, which repeated queries ask for again (about 1 KB a hit).
@@ -151,9 +152,9 @@ class SearchIndex:
     def search(self, query: str, tags: Sequence[str] = ()) -> "SearchResults":
         """Every skill matching `query` (and carrying every tag), best first.
 
-        The ranking of a (query, tags) pair is remembered (RANKED_CACHE_SIZE per index, as
-        positions in an int array), so the later pages of a query and repeats of it cost a
-        look-up."""
+        The ranking of a (query, tags) pair is remembered (RANKED_CACHE_SIZE per index, a
+        Ranking each), so the later pages of a query and repeats of it cost a look-up, or a
+        pick from its kept keys."""
         key = (normalise(query), tuple(sorted({tag.casefold() for tag in tags})))
         with self._lock:
             cached = self._ranked.get(key)
