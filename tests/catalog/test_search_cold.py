@@ -125,3 +125,13 @@ def test_deeper_pages_picked_a_few_at_a_time_are_the_reference_order(
         index._ranked.clear()
         deep = [hit.skill.id for hit in index.search(query, tags)[40:50]]
         assert deep == reference_order(index, query, tags)[40:50], (query, tags)
+
+
+def test_remembered_term_scores_stay_within_their_budget(generated: list[SkillEntry]) -> None:
+    index = SearchIndex(generated)
+    for query, tags in some_queries(generated, 200, 21):
+        index.search(query, tags)
+    budget = search_module.TERM_CACHE_POSTINGS * len(generated)
+    held = sum(len(positions) for positions, _ in index._terms.values())
+    assert held == index._term_postings
+    assert budget // 2 < held <= budget
