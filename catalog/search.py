@@ -56,6 +56,9 @@ PREFIX = KEPT_HITS + 1
 # Text scores of stems an index remembers: at most this many (position, score) pairs per
 # skill indexed, 6 bytes a pair (about 290 bytes a skill, a fifth of the index's own size).
 TERM_CACHE_POSTINGS = 48
+# The smallest key an array("q") holds; a ranking with a smaller one (a huge tag or keyword
+# count) keeps no keys and ranks again when a deeper page is read.
+KEPT_KEY_MIN = -(1 << 63)
 _NOWHERE: tuple[int, ...] = ()
 __all__ = ["RULES", "SearchHit", "SearchIndex", "SearchResults", "normalise", "parse_query"]
 
@@ -185,7 +188,7 @@ class SearchIndex:
         # one pass over the matches, where sorting them all costs log(n) passes. The keys are
         # kept (8 bytes a match) so that a deeper page picks more of them the same way.
         prefix = self._decoded(heapq.nsmallest(PREFIX, keys))
-        if -(1 << 63) <= min(keys):
+        if KEPT_KEY_MIN <= min(keys):
             return Ranking(prefix, len(keys), self._decoded, array("q", keys))
         return Ranking(prefix, len(keys), lambda _: self._rank(query, tags, whole=True).positions)
 

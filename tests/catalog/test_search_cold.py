@@ -135,3 +135,13 @@ def test_remembered_term_scores_stay_within_their_budget(generated: list[SkillEn
     held = sum(len(positions) for positions, _ in index._terms.values())
     assert held == index._term_postings
     assert budget // 2 < held <= budget
+
+
+def test_a_ranking_whose_keys_are_not_kept_ranks_again_for_a_deeper_page(
+    generated: list[SkillEntry], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every key is below 0, so none is kept: reading past the prefix ranks the query again.
+    monkeypatch.setattr(search_module, "KEPT_KEY_MIN", 0)
+    index = SearchIndex(generated)
+    for query, tags in some_queries(generated, 60, 13):
+        assert read_in_pages(index, query, tags, 20) == reference_order(index, query, tags), (query, tags)
