@@ -65,6 +65,10 @@ def budget_key(caller: Caller) -> str:
 def retry_after(caller: Caller) -> int | None:
     """None when `caller` may go on (or rate limiting is off, or its cache is down); else
     the whole seconds until it may try again."""
+    if settings.MCP_RATE_LIMIT_PER_MINUTE <= 0:
+        # Off (get_rate's None): the answer DRF's throttle would give, without building one
+        # on every request.
+        return None
     throttle = CallerRateThrottle(caller)
     # DRF hands allow_request's request and view only to get_cache_key, which reads neither
     # (the budget is the caller's): /mcp has no DRF request or view to give it.
