@@ -10,7 +10,7 @@ go with it.
 from typing import Any
 
 from accounts.authentication import challenge
-from accounts.errors import AuthError
+from accounts.errors import AuthError, UpstreamUnavailable
 from mcpapi.jsonrpc import (
     HEADER_MISMATCH,
     INVALID_PARAMS,
@@ -93,8 +93,10 @@ def rate_limited(limit: int, retry_after: int) -> Refusal:
     )
 
 
-def unavailable(retry_after: int) -> Refusal:
-    """A dependency of the answer (the database) is down: 503, try again shortly."""
+def unavailable() -> Refusal:
+    """A dependency of the answer (the database) is down: 503, with the same hint of when to
+    try again as every other 503 (UpstreamUnavailable.retry_after)."""
+    retry_after = UpstreamUnavailable.retry_after
     return Refusal(
         503,
         TRY_LATER,

@@ -14,7 +14,6 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts.callers import Caller
-from accounts.errors import UpstreamUnavailable
 from mcpapi import access_log, admission, protocol, refusals
 from mcpapi.jsonrpc import MalformedMessage
 from mcpapi.jsonrpc import parse_message as parse_jsonrpc
@@ -41,7 +40,7 @@ def mcp(request: HttpRequest) -> HttpResponse:
     except DatabaseError as error:
         # Outside dispatch (whose own boundary answers -32603): a JSON 503, never a 500 page.
         logger.warning("The database could not be read for /mcp (%s); answering 503", type(error).__name__)
-        outcome = refusals.unavailable(UpstreamUnavailable.retry_after or 5).outcome()
+        outcome = refusals.unavailable().outcome()
     response = outcome.response()
     response["X-Request-ID"] = request_id
     access_log.write(request_id, caller, outcome, round((time.perf_counter() - started) * 1000, 2))

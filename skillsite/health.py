@@ -15,14 +15,13 @@ from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from accounts.errors import UpstreamUnavailable
 from catalog.index import SnapshotRef, active_snapshot
 from mcpapi import access_log
 
 logger = logging.getLogger(__name__)
 
 ALLOWED = ("GET", "HEAD")
-# How soon a client may ask again when the database is down (seconds).
-RETRY_AFTER = 5
 
 
 # csrf_exempt: nothing here changes state, so a POST is refused as a method (405), not as a forgery.
@@ -50,7 +49,7 @@ def _answer(request: HttpRequest) -> HttpResponse:
         # The error's class only: its text may hold the database's address or user.
         logger.warning("/healthz: the database cannot be read (%s); answering 503", type(error).__name__)
         response = JsonResponse(_state("unavailable"), status=503)
-        response["Retry-After"] = str(RETRY_AFTER)
+        response["Retry-After"] = str(UpstreamUnavailable.retry_after)
         return response
     if ref is None:
         return JsonResponse(_state("empty"), status=503)

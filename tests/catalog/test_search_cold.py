@@ -75,6 +75,13 @@ def generated() -> list[SkillEntry]:
     return generated_skills(300, 7)
 
 
+def assert_pages_are_the_reference_order(
+    index: SearchIndex, queries: list[tuple[str, tuple[str, ...]]], page: int
+) -> None:
+    for query, tags in queries:
+        assert read_in_pages(index, query, tags, page) == reference_order(index, query, tags), (query, tags)
+
+
 def test_every_page_of_a_cold_query_is_the_reference_order_over_the_generated_corpus(
     generated: list[SkillEntry],
 ) -> None:
@@ -95,23 +102,20 @@ def test_the_order_holds_when_term_scores_are_forgotten_between_queries(
     # A budget of one term's scores: nearly every term is worked out afresh.
     monkeypatch.setattr(search_module, "TERM_CACHE_POSTINGS", 0)
     index = SearchIndex(generated)
-    for query, tags in some_queries(generated, 60, 5):
-        assert read_in_pages(index, query, tags, 7) == reference_order(index, query, tags), (query, tags)
+    assert_pages_are_the_reference_order(index, some_queries(generated, 60, 5), 7)
 
 
 def test_every_page_is_the_reference_order_over_the_search_benchmark_corpus() -> None:
     skills = sorted(load_corpus(), key=lambda s: s.id)
     index = SearchIndex(skills)
     queries = [(case.query, ()) for case in load_queries()] + some_queries(skills, 120, 3)
-    for query, tags in queries:
-        assert read_in_pages(index, query, tags, 3) == reference_order(index, query, tags), (query, tags)
+    assert_pages_are_the_reference_order(index, queries, 3)
 
 
 def test_skills_given_out_of_id_order_rank_by_id_all_the_same(generated: list[SkillEntry]) -> None:
     shuffled = sorted(generated, key=lambda s: s.id[::-1])
     index = SearchIndex(shuffled)
-    for query, tags in some_queries(generated, 90, 11):
-        assert read_in_pages(index, query, tags, 20) == reference_order(index, query, tags), (query, tags)
+    assert_pages_are_the_reference_order(index, some_queries(generated, 90, 11), 20)
 
 
 def test_deeper_pages_picked_a_few_at_a_time_are_the_reference_order(
@@ -143,5 +147,4 @@ def test_a_ranking_whose_keys_are_not_kept_ranks_again_for_a_deeper_page(
     # Every key is below 0, so none is kept: reading past the prefix ranks the query again.
     monkeypatch.setattr(search_module, "KEPT_KEY_MIN", 0)
     index = SearchIndex(generated)
-    for query, tags in some_queries(generated, 60, 13):
-        assert read_in_pages(index, query, tags, 20) == reference_order(index, query, tags), (query, tags)
+    assert_pages_are_the_reference_order(index, some_queries(generated, 60, 13), 20)
