@@ -23,6 +23,17 @@ It overrides gthread's own steps (accept, enqueue_req, finish_request, murder_pe
 gunicorn 27 has them, hence pyproject's gunicorn>=27,<28: a gunicorn upgrade must pass
 tests/reliability/test_slow_clients.py.
 
+Connections are spread over the workers by how many each holds (issue 18): every worker
+waits on the one listening socket and the kernel wakes them all; whichever runs first
+accepts, and a worker that just accepted is running, so a burst of connections (a load
+generator's, a proxy's pool) could all land on one worker, whose GIL then holds the whole
+server at one core for as long as those connections are kept alive. A worker holding as
+many connections as it has threads (idle kept-alive ones too: behind a proxy they are the
+busy ones a moment later) takes a new one only once it has waited accept_wait() in the
+listen queue with no other worker taking it: a free worker, waiting 0, takes it first; a
+worker holding more waits longer, up to ACCEPT_WAIT_MAX, so when every worker is full the
+one holding fewest takes it.
+
 Keep-alive is unchanged: an idle kept-alive connection waits GUNICORN_KEEPALIVE seconds for
 its next request, whose head then has GUNICORN_HEADER_TIMEOUT seconds. TLS and HTTP/2 with
 prior knowledge (neither configured by gunicorn.conf.py) are served as gthread serves them.
@@ -55,6 +66,12 @@ HEAD_LIMIT = 64 * 1024
 LINGER_BYTES = 4 * 1024 * 1024
 LINGER_SECONDS = 5.0
 _RECV_BYTES = 64 * 1024
+# How long a worker holding one connection per thread leaves a new connection to the others,
+# per connection held beyond that, and at most: longer than a scheduler's time slice on a busy
+# machine (so that a free worker, woken with it, gets to run and take it), short enough that
+# a client finding every worker full barely notices.
+ACCEPT_WAIT_STEP = 0.005
+ACCEPT_WAIT_MAX = 0.05
 
 
 def header_timeout() -> float:
@@ -65,6 +82,14 @@ def header_timeout() -> float:
             f"{HEADER_TIMEOUT_VARIABLE} must be at most {HEADER_TIMEOUT_CEILING:g}, got {value:g}"
         )
     return value
+
+
+def accept_wait(held: int, threads: int) -> float:
+    """Seconds a worker holding `held` connections leaves a new one in the listen queue for
+    another worker before taking it: none while it has a thread per connection to spare."""
+    if held < threads:
+        return 0.0
+    return min(ACCEPT_WAIT_MAX, ACCEPT_WAIT_STEP * (held - threads + 1))
 
 
 def error_answer(status: int, reason: str, message: str) -> bytes:
@@ -115,8 +140,20 @@ class HeadDeadlineWorker(ThreadWorker):
         # Both ordered by deadline, as each deadline is "now + a constant" when added.
         self.heads: dict[_Conn, None] = {}
         self.lingering: dict[_Conn, None] = {}
+        # When this worker, holding a connection per thread, takes the connection it left
+        # waiting in the listen queue (if no other worker took it by then); None: not waiting.
+        self.accept_at: float | None = None
 
     def accept(self, listener: socket.socket) -> None:
+        wait = accept_wait(self.nr_conns, self.cfg.threads)
+        if wait > 0:
+            # Leave it to a worker with a free thread: stop listening, look again after `wait`.
+            self.accept_at = time.monotonic() + wait
+            super().set_accept_enabled(False)
+            return
+        self._take(listener)
+
+    def _take(self, listener: socket.socket) -> None:
         try:
             client, address = listener.accept()
         except OSError as error:
@@ -125,6 +162,24 @@ class HeadDeadlineWorker(ThreadWorker):
             return
         self.nr_conns += 1
         self.enqueue_req(_Conn(self.cfg, client, address, listener.getsockname()))
+
+    def set_accept_enabled(self, enabled: bool) -> None:
+        """gthread's loop asks for the listener whenever the worker holds fewer than
+        worker_connections: not while it leaves a connection to the other workers."""
+        super().set_accept_enabled(enabled and self.accept_at is None)
+
+    def wait_for_and_dispatch_events(self, timeout: float) -> None:
+        if self.accept_at is not None:
+            timeout = max(0.0, min(timeout, self.accept_at - time.monotonic()))
+        super().wait_for_and_dispatch_events(timeout)
+        if self.accept_at is not None and time.monotonic() >= self.accept_at:
+            self.accept_at = None
+            if not self.alive or self.nr_conns >= self.worker_connections:
+                return  # stopping, or gthread's own bound: the listener stays off
+            # Nobody else took it (or another connection came meanwhile): take one, then
+            # listen again on gthread's next turn, which sees accept_at cleared.
+            for listener in self.sockets:
+                self._take(listener)
 
     def enqueue_req(self, conn: TConn) -> None:
         """Every way a connection reaches the thread pool passes here: only a complete head goes on."""
