@@ -32,7 +32,8 @@ many connections as it has threads (idle kept-alive ones too: behind a proxy the
 busy ones a moment later) takes a new one only once it has waited accept_wait() in the
 listen queue with no other worker taking it: a free worker, waiting 0, takes it first; a
 worker holding more waits longer, up to ACCEPT_WAIT_MAX, so when every worker is full the
-one holding fewest takes it.
+one holding fewest takes it. Slow clients reading their heads on the event loop, and
+closing connections, do not count (HeadDeadlineWorker.held).
 
 Keep-alive is unchanged: an idle kept-alive connection waits GUNICORN_KEEPALIVE seconds for
 its next request, whose head then has GUNICORN_HEADER_TIMEOUT seconds. TLS and HTTP/2 with
@@ -68,10 +69,12 @@ LINGER_SECONDS = 5.0
 _RECV_BYTES = 64 * 1024
 # How long a worker holding one connection per thread leaves a new connection to the others,
 # per connection held beyond that, and at most: longer than a scheduler's time slice on a busy
-# machine (so that a free worker, woken with it, gets to run and take it), short enough that
-# a client finding every worker full barely notices.
-ACCEPT_WAIT_STEP = 0.005
-ACCEPT_WAIT_MAX = 0.05
+# machine (so that a free worker, woken with it, gets to run and take it: 5 ms was not, under
+# a load average of 15 on 2 cores), short enough that a client finding every worker full
+# barely notices. A connection closed meanwhile shortens the wait (wait_for_and_dispatch_events);
+# a head begun longer than ACCEPT_WAIT_MAX ago is a slow client's and no longer counts.
+ACCEPT_WAIT_STEP = 0.01
+ACCEPT_WAIT_MAX = 0.1
 
 
 def header_timeout() -> float:
@@ -140,20 +143,20 @@ class HeadDeadlineWorker(ThreadWorker):
         # Both ordered by deadline, as each deadline is "now + a constant" when added.
         self.heads: dict[_Conn, None] = {}
         self.lingering: dict[_Conn, None] = {}
-        # When this worker, holding a connection per thread, takes the connection it left
-        # waiting in the listen queue (if no other worker took it by then); None: not waiting.
-        self.accept_at: float | None = None
+        # Since when this worker, holding a connection per thread, has left a connection in
+        # the listen queue for the others; None: it is not leaving one.
+        self.deferred_since: float | None = None
 
     def accept(self, listener: socket.socket) -> None:
-        wait = accept_wait(self.nr_conns, self.cfg.threads)
-        if wait > 0:
-            # Leave it to a worker with a free thread: stop listening, look again after `wait`.
-            self.accept_at = time.monotonic() + wait
+        if accept_wait(self.held(), self.cfg.threads) > 0:
+            # Leave it to a worker with a free thread: stop listening, look again after the wait.
+            self.deferred_since = time.monotonic()
             super().set_accept_enabled(False)
             return
         self._take(listener)
 
     def _take(self, listener: socket.socket) -> None:
+        """Accept one connection, if one is queued (the listener does not block)."""
         try:
             client, address = listener.accept()
         except OSError as error:
@@ -166,20 +169,38 @@ class HeadDeadlineWorker(ThreadWorker):
     def set_accept_enabled(self, enabled: bool) -> None:
         """gthread's loop asks for the listener whenever the worker holds fewer than
         worker_connections: not while it leaves a connection to the other workers."""
-        super().set_accept_enabled(enabled and self.accept_at is None)
+        super().set_accept_enabled(enabled and self.deferred_since is None)
 
     def wait_for_and_dispatch_events(self, timeout: float) -> None:
-        if self.accept_at is not None:
-            timeout = max(0.0, min(timeout, self.accept_at - time.monotonic()))
+        if self.deferred_since is not None:
+            timeout = max(0.0, min(timeout, self._accept_at() - time.monotonic()))
         super().wait_for_and_dispatch_events(timeout)
-        if self.accept_at is not None and time.monotonic() >= self.accept_at:
-            self.accept_at = None
-            if not self.alive or self.nr_conns >= self.worker_connections:
-                return  # stopping, or gthread's own bound: the listener stays off
-            # Nobody else took it (or another connection came meanwhile): take one, then
-            # listen again on gthread's next turn, which sees accept_at cleared.
-            for listener in self.sockets:
-                self._take(listener)
+        # The wait is the current one: a connection closed meanwhile shortens it, to nothing
+        # once the worker holds fewer connections than it has threads.
+        if self.deferred_since is not None and time.monotonic() >= self._accept_at():
+            self.deferred_since = None
+            if self.alive and self.nr_conns < self.worker_connections:
+                # Nobody else took it: take one; gthread's next turn listens again.
+                for listener in self.sockets:
+                    self._take(listener)
+
+    def _accept_at(self) -> float:
+        assert self.deferred_since is not None
+        return self.deferred_since + accept_wait(self.held(), self.cfg.threads)
+
+    def held(self) -> int:
+        """The connections that count against accepting another: in a thread or queued for
+        one, kept alive, or reading a head they began less than ACCEPT_WAIT_MAX ago. A head
+        slower than that is a slow client's (the event loop waits on it for free; counting
+        them would let slow clients make every worker leave new connections waiting), and
+        a lingering close is over."""
+        oldest = time.monotonic() + self.header_timeout - ACCEPT_WAIT_MAX
+        fresh = 0
+        for conn in reversed(self.heads):  # newest first: ordered by deadline
+            if conn.deadline <= oldest:
+                break
+            fresh += 1
+        return self.nr_conns - len(self.lingering) - (len(self.heads) - fresh)
 
     def enqueue_req(self, conn: TConn) -> None:
         """Every way a connection reaches the thread pool passes here: only a complete head goes on."""

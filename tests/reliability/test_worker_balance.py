@@ -11,6 +11,7 @@ while (skillsite/worker.py, accept_wait).
 
 import http.client
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,6 +85,11 @@ def held_after_a_burst(server: GunicornServer, count: int) -> list[int]:
 @pytest.mark.reliability
 @pytest.mark.e2e
 def test_kept_alive_connections_opened_at_once_spread_over_the_workers(live: GunicornServer) -> None:
+    # gunicorn counts a worker as started before it has loaded the application and listens:
+    # until then the others take every connection. Ready once one burst reaches them all.
+    deadline = time.monotonic() + 60
+    while min(held_after_a_burst(live, WORKERS * THREADS)) == 0:
+        assert time.monotonic() < deadline, "a worker never took a connection"
     # As many connections as the server has threads, five times over: without the balance
     # most bursts leave one worker holding 4 or more (6/0/0, 5/1/0, 4/2/0: 6 bursts in 10
     # measured); with it a worker holding THREADS leaves the next one to a free worker.
