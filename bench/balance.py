@@ -27,18 +27,16 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from bench import corpus as corpus_mod
 from bench.load import LoadResult, asdict_load, format_per_worker, run_wrk, tool_call
-from bench.measure import BenchError, run_measured
+from bench.measure import BenchError
 from bench.servers import (
     CEILING_APP,
     TOKEN,
     ceiling_probe,
-    django_env,
     gunicorn_settings,
     launched,
-    manage,
     product_probe,
+    published_env,
     wait_ready,
 )
 from tests.support.project import PROJECT_DIR
@@ -62,32 +60,6 @@ def busy_loop(enabled: bool) -> Iterator[None]:
     finally:
         spinner.kill()
         spinner.wait(timeout=10)
-
-
-def published_env(corpus_root: Path | None, skills: int, work: Path) -> dict:
-    """The registry's environment on a fresh database with `corpus_root` (built when None) published."""
-    if corpus_root is None:
-        corpus_root = work / "repo"
-        argv = [
-            sys.executable,
-            "-m",
-            "bench.corpus",
-            "build",
-            "--skills",
-            str(skills),
-            "--out",
-            str(corpus_root),
-        ]
-        built = run_measured(argv, dict(os.environ), timeout=1800)
-        if built.returncode != 0:
-            raise BenchError(f"corpus build failed:\n{built.stderr[-3000:]}")
-    corpus = corpus_mod.load(corpus_root)
-    env = django_env(work / "db.sqlite3", corpus_root, None)
-    for argv in (manage("migrate", "--noinput"), manage("publish", corpus.sha, "--repo", str(corpus_root))):
-        step = run_measured(argv, env, timeout=900)
-        if step.returncode != 0:
-            raise BenchError(f"{argv[2]} failed:\n{step.stderr[-3000:]}")
-    return env
 
 
 def row(label: str, busy: bool, result: LoadResult, threads: int) -> dict:
