@@ -63,7 +63,8 @@ SERVE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dispatch", ("(mcpapi/",)),
     ("Django", ("django/", "(skillsite/")),
 )
-SERVE_LAYER_NAMES = tuple(name for name, _ in SERVE_LAYERS)
+# The table's columns: from the request's way in to its way out, the server last.
+SERVE_LAYER_NAMES = ("Django", "auth", "parsing", "dispatch", "catalog", "encoding", "logging", "gunicorn")
 
 # The layers of a publish (manage.py publish): what reading a repository is made of.
 PUBLISH_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
