@@ -12,7 +12,7 @@ PRODUCTION_LIKE_ENV = DJANGO_SECRET_KEY=lint-$$(head -c 48 /dev/urandom | od -An
 	DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS=1 DJANGO_SECURE_HSTS_PRELOAD=1 \
 	SKILLS_READ_TOKENS=lint-token DATABASE_URL=sqlite:///:memory:
 
-.PHONY: install run test test-fast lint conformance bench bench-full bench-search bench-sizes clean
+.PHONY: install run test test-fast lint conformance bench bench-full bench-search bench-sizes bench-profile clean
 
 # Two stamps: `make run` installs the runtime dependencies only; everything else (tests,
 # lint, benchmarks) the development extras too. Once .installed exists it serves `make run`
@@ -79,6 +79,12 @@ bench-search: install
 # Answer sizes against a client's output cap (docs/benchmarks.md, "Answer sizes"); seconds.
 bench-sizes: install
 	$(PY) -m bench.answer_sizes
+
+# Where each call's time goes (docs/benchmarks.md, "Where the time goes, session 4"): py-spy on
+# every operation, warm and cold, one Markdown table of shares by layer; about 2 min.
+bench-profile: install
+	$(VENV)/bin/py-spy --version >/dev/null 2>&1 || $(PY) -m pip install --quiet py-spy
+	$(PY) -m bench.profile_table --skills 1000
 
 # The official MCP conformance suite (npm, with its own Node 22) against a local instance.
 conformance: install

@@ -6,13 +6,22 @@ import json
 import os
 import re
 import shutil
+import threading
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench import corpus as corpus_mod
-from bench.measure import CLK_TCK, BenchError, machine_busy_ticks, run_measured, server_cpu_ticks
+from bench.measure import (
+    CLK_TCK,
+    BenchError,
+    machine_busy_ticks,
+    run_measured,
+    server_cpu_ticks,
+    worker_cpu_ticks,
+)
+from tests.support.processes import children_of, connections_held
 from tests.support.project import PROJECT_DIR
 
 LUA_SCRIPT = PROJECT_DIR / "bench" / "wrk" / "post.lua"
@@ -188,10 +197,19 @@ def run_wrk(
         str(script),
         url,
     ]
+    workers = children_of(master) if master else []
+    held: dict[int, int] = {}
+    # Mid-run, when every wrk connection is open: which worker holds how many of them.
+    sampler = threading.Timer(duration / 2, lambda: held.update(connections_held(workers, _port(url))))
     cpu_before = server_cpu_ticks(master) if master else (0, 0)
+    per_worker_before = worker_cpu_ticks(workers)
     busy_before, total_before = machine_busy_ticks()
+    if workers:
+        sampler.start()
     measured = run_measured(argv, env, timeout=duration + 60)
+    sampler.cancel()
     busy_after, total_after = machine_busy_ticks()
+    per_worker_after = worker_cpu_ticks(workers)
     cpu_after = server_cpu_ticks(master) if master else (0, 0)
     if measured.returncode != 0:
         raise BenchError(f"wrk failed ({measured.returncode}): {measured.stderr.strip()[:500]}")
@@ -229,8 +247,41 @@ def run_wrk(
         server_cores=server_s / max(seconds, 1e-9),
         wrk_cpu_ms_per_req=measured.cpu_s * 1000 / requests,
         other_cores=max(0.0, other),
-        extra={"wrk_stdout": measured.stdout},
+        extra={
+            "wrk_stdout": measured.stdout,
+            "per_worker": per_worker(per_worker_before, per_worker_after, held, seconds),
+        },
     )
+
+
+def _port(url: str) -> int:
+    return int(re.match(r"https?://[^/:]+:(\d+)", url).group(1))  # type: ignore[union-attr]
+
+
+def per_worker(
+    before: dict[int, int], after: dict[int, int], held: dict[int, int], seconds: float
+) -> list[dict]:
+    """Each worker's share of the run, busiest first: the cores it kept busy (user + system
+    ticks over the run's wall time; one worker's threads share one GIL, so about 1.0 at most)
+    and the client connections it held mid-run. A run whose load piles onto one worker shows
+    one worker near 1.0 and the others near 0."""
+    rows = [
+        {
+            "pid": pid,
+            "cores": round((after[pid] - before[pid]) / CLK_TCK / max(seconds, 1e-9), 3),
+            "connections": held.get(pid, 0),
+        }
+        for pid in before
+        if pid in after
+    ]
+    return sorted(rows, key=lambda row: (-row["cores"], -row["connections"]))
+
+
+def format_per_worker(rows: list[dict]) -> str:
+    """'0.98/0.51/0.02 cores, 5/2/1 conns': the busiest worker first."""
+    cores = "/".join(f"{row['cores']:.2f}" for row in rows)
+    conns = "/".join(str(row["connections"]) for row in rows)
+    return f"{cores} cores, {conns} conns"
 
 
 def format_load(result: LoadResult) -> str:
@@ -239,6 +290,11 @@ def format_load(result: LoadResult) -> str:
         f"  server {result.server_cpu_ms_per_req:5.2f} ms CPU/req ({result.server_user_ms_per_req:.2f} user"
         f" + {result.server_system_ms_per_req:.2f} sys)  wrk {result.wrk_cpu_ms_per_req:.3f}"
         f"  other load {result.other_cores:.2f} cores  errors {result.errors + result.non_2xx}"
+        + (
+            f"  workers {format_per_worker(result.extra['per_worker'])}"
+            if result.extra.get("per_worker")
+            else ""
+        )
     )
 
 

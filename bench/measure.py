@@ -120,3 +120,13 @@ def rss_mb(pid: int) -> float | None:
     except FileNotFoundError:
         return None
     return None
+
+
+def worker_cpu_ticks(workers: list[int]) -> dict[int, int]:
+    """User + system CPU ticks of each live worker, by pid."""
+    ticks = {}
+    for pid in workers:
+        fields = proc_stat(pid)
+        if fields:
+            ticks[pid] = int(fields[11]) + int(fields[12])
+    return ticks

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bench.cold import is_cold
-from bench.load import BROAD_SEARCH, PING
+from bench.load import BROAD_SEARCH, PING, format_per_worker
 from bench.servers import CEILING_MW, THREADED_WORKERS
 
 # The targets (ratios are to the ceiling measured in the same run).
@@ -110,6 +110,16 @@ def report(results: dict) -> str:
                 f"- {search['row']} asks for {search['query']!r}: {search['matches']:,} of the "
                 f"{search['of']:,} visible skills contain one of its terms in SKILL.md ({share:.0f}%)."
             )
+        spread = [row for row in serve_data["rows"] if row.get("per_worker")]
+        if spread:
+            # Kept-alive connections stay on the worker that accepted them, and one worker's
+            # threads share one GIL: one worker holding most of them caps the server at one core.
+            lines += [
+                "",
+                "Each row's workers, busiest first: the cores each kept busy, the connections it held:",
+                "",
+            ]
+            lines += [f"- {row['name']}: {format_per_worker(row['per_worker'])}" for row in spread]
         rss = serve_data["worker_rss_mb"]
         booted = serve_data["worker_rss_mb_booted"]
         lines += [

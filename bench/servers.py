@@ -11,8 +11,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from bench import corpus as corpus_mod
 from bench.load import get_status, post_json
-from bench.measure import BenchError
+from bench.measure import BenchError, run_measured
 from tests.support.gunicorn import GunicornServer
 from tests.support.project import PROJECT_DIR
 
@@ -99,6 +100,32 @@ def django_env(
         env["GUNICORN_WORKER_CLASS"] = worker_class
     if log_level:
         env["LOG_LEVEL"] = log_level
+    return env
+
+
+def published_env(corpus_root: Path | None, skills: int, work: Path) -> dict:
+    """The registry's environment on a fresh database with `corpus_root` (built when None) published."""
+    if corpus_root is None:
+        corpus_root = work / "repo"
+        argv = [
+            sys.executable,
+            "-m",
+            "bench.corpus",
+            "build",
+            "--skills",
+            str(skills),
+            "--out",
+            str(corpus_root),
+        ]
+        built = run_measured(argv, dict(os.environ), timeout=1800)
+        if built.returncode != 0:
+            raise BenchError(f"corpus build failed:\n{built.stderr[-3000:]}")
+    corpus = corpus_mod.load(corpus_root)
+    env = django_env(work / "db.sqlite3", corpus_root, None)
+    for argv in (manage("migrate", "--noinput"), manage("publish", corpus.sha, "--repo", str(corpus_root))):
+        step = run_measured(argv, env, timeout=900)
+        if step.returncode != 0:
+            raise BenchError(f"{argv[2]} failed:\n{step.stderr[-3000:]}")
     return env
 
 

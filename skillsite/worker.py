@@ -23,6 +23,18 @@ It overrides gthread's own steps (accept, enqueue_req, finish_request, murder_pe
 gunicorn 27 has them, hence pyproject's gunicorn>=27,<28: a gunicorn upgrade must pass
 tests/reliability/test_slow_clients.py.
 
+Connections are spread over the workers by how many each holds (issue 18): every worker
+waits on the one listening socket and the kernel wakes them all; whichever runs first
+accepts, and a worker that just accepted is running, so a burst of connections (a load
+generator's, a proxy's pool) could all land on one worker, whose GIL then holds the whole
+server at one core for as long as those connections are kept alive. A worker holding as
+many connections as it has threads (idle kept-alive ones too: behind a proxy they are the
+busy ones a moment later) takes a new one only once it has waited accept_wait() in the
+listen queue with no other worker taking it: a free worker, waiting 0, takes it first; a
+worker holding more waits longer, up to ACCEPT_WAIT_MAX, so when every worker is full the
+one holding fewest takes it. Slow clients reading their heads on the event loop, and
+closing connections, do not count (HeadDeadlineWorker.held).
+
 Keep-alive is unchanged: an idle kept-alive connection waits GUNICORN_KEEPALIVE seconds for
 its next request, whose head then has GUNICORN_HEADER_TIMEOUT seconds. TLS and HTTP/2 with
 prior knowledge (neither configured by gunicorn.conf.py) are served as gthread serves them.
@@ -55,6 +67,15 @@ HEAD_LIMIT = 64 * 1024
 LINGER_BYTES = 4 * 1024 * 1024
 LINGER_SECONDS = 5.0
 _RECV_BYTES = 64 * 1024
+# How long a worker holding one connection per thread leaves a new connection to the others,
+# per connection held beyond that, and at most: longer than a scheduler's time slice on a busy
+# machine (so that a free worker, woken with it, gets to run and take it: under a load average
+# of 15 to 20 on 2 cores, 3/3/2 of wrk's 8 connections in 18 runs of 20 at 20 ms, 14 at 10 ms;
+# 5 ms piled 1/5/2), short enough that a client finding every worker full barely notices.
+# A connection closed meanwhile shortens the wait (wait_for_and_dispatch_events);
+# a head begun longer than ACCEPT_WAIT_MAX ago is a slow client's and no longer counts.
+ACCEPT_WAIT_STEP = 0.02
+ACCEPT_WAIT_MAX = 0.1
 
 
 def header_timeout() -> float:
@@ -65,6 +86,14 @@ def header_timeout() -> float:
             f"{HEADER_TIMEOUT_VARIABLE} must be at most {HEADER_TIMEOUT_CEILING:g}, got {value:g}"
         )
     return value
+
+
+def accept_wait(held: int, threads: int) -> float:
+    """Seconds a worker holding `held` connections leaves a new one in the listen queue for
+    another worker before taking it: none while it has a thread per connection to spare."""
+    if held < threads:
+        return 0.0
+    return min(ACCEPT_WAIT_MAX, ACCEPT_WAIT_STEP * (held - threads + 1))
 
 
 def error_answer(status: int, reason: str, message: str) -> bytes:
@@ -115,8 +144,20 @@ class HeadDeadlineWorker(ThreadWorker):
         # Both ordered by deadline, as each deadline is "now + a constant" when added.
         self.heads: dict[_Conn, None] = {}
         self.lingering: dict[_Conn, None] = {}
+        # Since when this worker, holding a connection per thread, has left a connection in
+        # the listen queue for the others; None: it is not leaving one.
+        self.deferred_since: float | None = None
 
     def accept(self, listener: socket.socket) -> None:
+        if accept_wait(self.held(), self.cfg.threads) > 0:
+            # Leave it to a worker with a free thread: stop listening, look again after the wait.
+            self.deferred_since = time.monotonic()
+            super().set_accept_enabled(False)
+            return
+        self._take(listener)
+
+    def _take(self, listener: socket.socket) -> None:
+        """Accept one connection, if one is queued (the listener does not block)."""
         try:
             client, address = listener.accept()
         except OSError as error:
@@ -125,6 +166,42 @@ class HeadDeadlineWorker(ThreadWorker):
             return
         self.nr_conns += 1
         self.enqueue_req(_Conn(self.cfg, client, address, listener.getsockname()))
+
+    def set_accept_enabled(self, enabled: bool) -> None:
+        """gthread's loop asks for the listener whenever the worker holds fewer than
+        worker_connections: not while it leaves a connection to the other workers."""
+        super().set_accept_enabled(enabled and self.deferred_since is None)
+
+    def wait_for_and_dispatch_events(self, timeout: float) -> None:
+        if self.deferred_since is not None:
+            timeout = max(0.0, min(timeout, self._accept_at() - time.monotonic()))
+        super().wait_for_and_dispatch_events(timeout)
+        # The wait is the current one: a connection closed meanwhile shortens it, to nothing
+        # once the worker holds fewer connections than it has threads.
+        if self.deferred_since is not None and time.monotonic() >= self._accept_at():
+            self.deferred_since = None
+            if self.alive and self.nr_conns < self.worker_connections:
+                # Nobody else took it: take one; gthread's next turn listens again.
+                for listener in self.sockets:
+                    self._take(listener)
+
+    def _accept_at(self) -> float:
+        assert self.deferred_since is not None
+        return self.deferred_since + accept_wait(self.held(), self.cfg.threads)
+
+    def held(self) -> int:
+        """The connections that count against accepting another: in a thread or queued for
+        one, kept alive, or reading a head they began less than ACCEPT_WAIT_MAX ago. A head
+        slower than that is a slow client's (the event loop waits on it for free; counting
+        them would let slow clients make every worker leave new connections waiting), and
+        a lingering close is over."""
+        oldest = time.monotonic() + self.header_timeout - ACCEPT_WAIT_MAX
+        fresh = 0
+        for conn in reversed(self.heads):  # newest first: ordered by deadline
+            if conn.deadline <= oldest:
+                break
+            fresh += 1
+        return self.nr_conns - len(self.lingering) - (len(self.heads) - fresh)
 
     def enqueue_req(self, conn: TConn) -> None:
         """Every way a connection reaches the thread pool passes here: only a complete head goes on."""
