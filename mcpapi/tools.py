@@ -20,7 +20,7 @@ from catalog.search import normalise
 from catalog.searchquery import parse_query
 from mcpapi import cursors, wire
 from mcpapi.answer_size import PAGE_ITEM_BYTES, utf8_size
-from mcpapi.jsonrpc import InvalidParams, RawJson, dumps_text, string_text
+from mcpapi.jsonrpc import InvalidParams, RawJson, Utf8Json, dumps_text, string_text
 from mcpapi.paginate import Page, Paginator
 from mcpapi.params import ArgumentError, validate_object
 from mcpapi.tool_schemas import (
@@ -241,7 +241,7 @@ def find(name: str) -> Tool:
     return tool
 
 
-def call(tool: Tool, arguments: dict[str, Any], view: SnapshotView | None) -> RawJson:
+def call(tool: Tool, arguments: dict[str, Any], view: SnapshotView | None) -> Utf8Json:
     """The CallToolResult of `tool` with `arguments` on `view` (None before the first publish:
     arguments are checked all the same, then the answer is REGISTRY_EMPTY)."""
     ref = view.ref if view is not None else None
