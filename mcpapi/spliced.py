@@ -20,14 +20,17 @@ import orjson
 
 from mcpapi.jsonrpc import dumps_text, json_utf8, string_text
 
+# A memoryview: a slice of a piece, not copied (inner()).
+Buffer = bytes | memoryview
+
 
 @dataclass(frozen=True, slots=True)
 class Spliced:
     """A piece of JSON as UTF-8: as it stands (`json`) and as the characters of a JSON string
     (`text`: escaped, no quotes)."""
 
-    json: bytes
-    text: bytes
+    json: Buffer
+    text: Buffer
 
 
 def plain(value: Any) -> Spliced:
@@ -55,38 +58,56 @@ def raw(json_text: str) -> Spliced:
     return Spliced(json_utf8(json_text), json_utf8(string_text(json_text)[1:-1]))
 
 
-def member(key: str, value: Spliced) -> Spliced:
-    """`"key":value`, one member of an object."""
+def member(key: str, value: Spliced) -> "Part":
+    """`"key":value`, one member of an object (its pieces, written one after the other)."""
     head = _keys.get(key)
     if head is None:
         encoded = plain(key)
-        head = _keys[key] = Spliced(encoded.json + b":", encoded.text + b":")
-    return Spliced(head.json + value.json, head.text + value.text)
+        head = _keys[key] = Spliced(b"".join((encoded.json, b":")), b"".join((encoded.text, b":")))
+    return (head, value)
 
 
 # `"key":` in both forms, kept: the keys are the tools' own few names.
 _keys: dict[str, Spliced] = {}
 
-
-def inner(value: Spliced) -> Spliced:
-    """The members of an object, or the items of an array, without the brackets."""
-    return Spliced(value.json[1:-1], value.text[1:-1])
-
-
-def enclosed(opening: bytes, parts: Iterable[Spliced], closing: bytes) -> Spliced:
-    """The members (or items) of `parts`, in order, comma-separated within the brackets; an
-    empty part (an object with no members) adds nothing."""
-    kept = [part for part in parts if part.json]
-    return Spliced(
-        opening + b",".join([part.json for part in kept]) + closing,
-        opening + b",".join([part.text for part in kept]) + closing,
-    )
+# One member of an object or one item of an array: pieces written one after the other, so that
+# a long value (a page, a file's text) is copied once, into the answer, and not on the way.
+Part = tuple[Spliced, ...]
 
 
-def json_object(parts: Iterable[Spliced]) -> Spliced:
+def inner(value: Spliced) -> Part:
+    """The members of an object, or the items of an array, without the brackets (no copy)."""
+    return (Spliced(memoryview(value.json)[1:-1], memoryview(value.text)[1:-1]),)
+
+
+def chunks(opening: bytes, parts: Iterable[Part], closing: bytes) -> tuple[list[Buffer], list[Buffer]]:
+    """The pieces of the members (or items) of `parts`, in order, comma-separated within the
+    brackets, in each form; a part of nothing (an object with no members) adds nothing."""
+    json_chunks: list[Buffer] = [opening]
+    text_chunks: list[Buffer] = [opening]
+    for part in parts:
+        if not any(piece.json for piece in part):
+            continue
+        if len(json_chunks) > 1:
+            json_chunks.append(b",")
+            text_chunks.append(b",")
+        for piece in part:
+            json_chunks.append(piece.json)
+            text_chunks.append(piece.text)
+    json_chunks.append(closing)
+    text_chunks.append(closing)
+    return json_chunks, text_chunks
+
+
+def enclosed(opening: bytes, parts: Iterable[Part], closing: bytes) -> Spliced:
+    json_chunks, text_chunks = chunks(opening, parts, closing)
+    return Spliced(b"".join(json_chunks), b"".join(text_chunks))
+
+
+def json_object(parts: Iterable[Part]) -> Spliced:
     """The object made of the members of every part."""
     return enclosed(b"{", parts, b"}")
 
 
 def json_array(items: Iterable[Spliced]) -> Spliced:
-    return enclosed(b"[", items, b"]")
+    return enclosed(b"[", ((item,) for item in items), b"]")

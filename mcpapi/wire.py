@@ -320,16 +320,17 @@ def _call_tool_result(ref: SnapshotRef | None, fields: Fields, *, is_error: bool
         ("registry_sha", ref.sha if ref is not None else None),
         ("published_at", ref.published_at.isoformat() if ref is not None else None),
     )
-    structured = spliced.json_object(_spliced_runs(dict(chain(registry, fields))))
+    json_chunks, text_chunks = spliced.chunks(b"{", _spliced_runs(dict(chain(registry, fields))), b"}")
+    # One join: the page or the file's text is copied once, into the answer.
     return Utf8Json(
-        b"".join((_RESULT_HEAD, structured.text, _RESULT_STRUCTURED, structured.json, _RESULT_TAIL[is_error]))
+        b"".join((_RESULT_HEAD, *text_chunks, _RESULT_STRUCTURED, *json_chunks, _RESULT_TAIL[is_error]))
     )
 
 
-def _spliced_runs(values: dict[str, Any]) -> list[Spliced]:
+def _spliced_runs(values: dict[str, Any]) -> list[spliced.Part]:
     """The members of `values` in both forms: each run of plain values encoded in one call,
     each RawJson or Spliced value put in as it is."""
-    parts: list[Spliced] = []
+    parts: list[spliced.Part] = []
     plain: dict[str, Any] = {}
     for key, value in values.items():
         kind = type(value)
