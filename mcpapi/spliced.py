@@ -86,7 +86,7 @@ def chunks(opening: bytes, parts: Iterable[Part], closing: bytes) -> tuple[list[
     json_chunks: list[Buffer] = [opening]
     text_chunks: list[Buffer] = [opening]
     for part in parts:
-        if not any(piece.json for piece in part):
+        if len(part) == 1 and not part[0].json:  # an object with no members (a member is two)
             continue
         if len(json_chunks) > 1:
             json_chunks.append(b",")
@@ -109,5 +109,9 @@ def json_object(parts: Iterable[Part]) -> Spliced:
     return enclosed(b"{", parts, b"}")
 
 
-def json_array(items: Iterable[Spliced]) -> Spliced:
-    return enclosed(b"[", ((item,) for item in items), b"]")
+def json_array(items: list[Spliced]) -> Spliced:
+    """The array of `items` (each a whole value)."""
+    return Spliced(
+        b"".join((b"[", b",".join([item.json for item in items]), b"]")),
+        b"".join((b"[", b",".join([item.text for item in items]), b"]")),
+    )

@@ -72,7 +72,7 @@ def test_a_tool_result_spliced_from_pieces_is_the_one_encoded_whole() -> None:
     listed = [{"id": "a", "description": AWKWARD}, {"id": "b", "description": "—"}]
     fields = [
         ("n", 1),
-        ("listed", spliced.json_array(spliced.plain(item) for item in listed)),
+        ("listed", spliced.json_array([spliced.plain(item) for item in listed])),
         ("frontmatter", RawJson(dumps_text({"name": AWKWARD}))),
         ("text", EVERY_CODE_POINT[:5000] + "\ud800"),
         ("next", None),
