@@ -35,7 +35,8 @@ class Spliced:
 
 def plain(value: Any) -> Spliced:
     """`value` encoded: strings, integers, booleans, None, lists, tuples and dicts with string
-    keys. No floats: orjson writes some of them otherwise than json, and no tool field is one."""
+    keys. No floats: orjson writes some of them otherwise than json, and no tool field is one
+    (nor a datetime, dataclass or UUID, which orjson writes and json refuses)."""
     try:
         encoded = orjson.dumps(value)
     except TypeError:  # a lone surrogate, an integer past 64 bits: json's text, as string_text
