@@ -132,11 +132,17 @@ def operations(client: Any) -> dict[str, tuple[bytes, list[bytes]]]:
     return ops
 
 
-def run(client: Any, bodies: list[bytes], requests: int, answers: Any) -> None:
+def run(client: Any, bodies: list[bytes], requests: int, answers: Any, blobs: bool = False) -> None:
+    """`requests` of `bodies` in turn; at the start of each cycle, `answers` (when given) and,
+    with `blobs`, the blob cache are emptied."""
+    from catalog.blobs import clear_blob_cache
+
     for number in range(requests):
         position = number % len(bodies)
         if position == 0 and answers is not None:
             answers.clear()
+        if position == 0 and blobs:
+            clear_blob_cache()
         client.post("/mcp", data=bodies[position], content_type="application/json", headers=HEADERS)
 
 
@@ -152,6 +158,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", help="operations to measure (default: all)")
     parser.add_argument("--modes", nargs="*", default=["warm", "cold"], choices=["warm", "cold"])
     parser.add_argument("--states", nargs="*", default=["off", "on"], choices=["off", "on"])
+    parser.add_argument(
+        "--cold-blobs",
+        action="store_true",
+        help="cold rows also empty the blob cache each cycle: every file is read from the database",
+    )
     parser.add_argument(
         "--memory",
         action="store_true",
@@ -182,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
             for state, answers in states.items():
                 dispatcher.answers = answers
                 clearing = cache if mode == "cold" or answers is None else None
-                run(client, bodies, min(100, args.requests), clearing)  # warm-up
+                blobs = mode == "cold" and args.cold_blobs
+                run(client, bodies, min(100, args.requests), clearing, blobs)  # warm-up
                 if mode == "warm" and answers is not None:
                     cache.clear()
                     run(client, bodies, 1, None)  # the one miss that keeps it
@@ -191,14 +203,14 @@ def main(argv: list[str] | None = None) -> int:
                         ["callgrind_control", "-z", str(os.getpid())], check=False, capture_output=True
                     )
                     callgrind("on")
-                    run(client, bodies, args.requests, clearing)
+                    run(client, bodies, args.requests, clearing, blobs)
                     callgrind("off")
                     figures[state] = _dumped_instructions() / args.requests
                 else:
                     runs = []
                     for _ in range(args.runs):
                         started = time.process_time()
-                        run(client, bodies, args.requests, clearing)
+                        run(client, bodies, args.requests, clearing, blobs)
                         runs.append((time.process_time() - started) / args.requests * 1e6)
                     figures[state] = statistics.median(runs)
             unit = "instructions" if args.callgrind else "CPU µs"

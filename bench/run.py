@@ -192,6 +192,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="skip the cold rows (distinct requests, answer cache off; bench/cold.py)",
     )
     parser.add_argument(
+        "--rows",
+        nargs="+",
+        metavar="TEXT",
+        help="time only the rows whose name holds one of these (e.g. '(cold' or 'resources/read'); "
+        "every operation still warms the servers",
+    )
+    parser.add_argument(
         "--ceiling-only", action="store_true", help="measure the ceiling alone (harness check)"
     )
     parser.add_argument(

@@ -121,6 +121,8 @@ def serve(args, corpus: corpus_mod.Corpus, env: dict, work_dir: Path) -> dict:
                 subjects.append((name, cold, "/mcp", bodies))
             # The cold server's index and search caches are built, as the registry's are.
             prewarm(cold, ops, rounds=2)
+        if args.rows:
+            subjects = [subject for subject in subjects if any(text in subject[0] for text in args.rows)]
         for _, server, path, body in [("ceiling", ceiling, "/mcp", ceiling_body), *subjects]:
             if isinstance(body, list):
                 continue  # a cold row: a warm-up would only make its first requests repeats

@@ -63,6 +63,11 @@ class RawJson(str):
     """A result already serialised (e.g. the tool list, built once per process)."""
 
 
+class Utf8Json(bytes):
+    """A result already serialised as UTF-8 (a tool result, spliced from encoded parts by
+    mcpapi.wire): put in any envelope as it is."""
+
+
 def parse_message(body: bytes) -> Message:
     """Parse one JSON-RPC message, or raise MalformedMessage (-32700 / -32600 / -32602)."""
     try:
@@ -109,14 +114,16 @@ def _is_valid_id(value: Any) -> bool:
 
 
 def encode_result(request_id: RequestId | None, result: Any) -> bytes:
-    if isinstance(result, RawJson):
-        return encode_utf8_result(request_id, _utf8(result))
+    if isinstance(result, (RawJson, Utf8Json)):
+        return encode_utf8_result(request_id, result_utf8(result))
     return _dumps({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
 def result_utf8(result: Any) -> bytes:
     """A result's JSON as UTF-8, as encode_utf8_result puts it in any envelope."""
-    return _utf8(result) if isinstance(result, RawJson) else _dumps(result)
+    if isinstance(result, Utf8Json):
+        return result
+    return json_utf8(result) if isinstance(result, RawJson) else _dumps(result)
 
 
 def encode_utf8_result(request_id: RequestId | None, result: bytes) -> bytes:
@@ -152,10 +159,10 @@ def string_text(text: str) -> str:
 
 
 def _dumps(value: Any) -> bytes:
-    return _utf8(dumps_text(value))
+    return json_utf8(dumps_text(value))
 
 
-def _utf8(json_text: str) -> bytes:
+def json_utf8(json_text: str) -> bytes:
     """JSON text as UTF-8. A client may send a lone surrogate (`"\\ud800"` is valid JSON
     syntax) that an id, a message or a result then echoes: UTF-8 cannot encode it, so it
     goes out as the same `\\udXXXX` escape. Only ever inside a string, where that is valid JSON."""

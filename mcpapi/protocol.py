@@ -234,7 +234,7 @@ def _read_before_publish(params: dict[str, Any]) -> Any:
     {"type": "object", "properties": {"uri": {"type": "string"}}, "required": ["uri"]},
     before_publish=_read_before_publish,
 )
-def read_resource(params: dict[str, Any], view: SnapshotView) -> dict[str, Any]:
+def read_resource(params: dict[str, Any], view: SnapshotView) -> Any:
     return resources.read_resource(view, params["uri"])
 
 

@@ -19,10 +19,11 @@ from catalog.paths import is_well_formed_path
 from catalog.search import normalise
 from catalog.searchquery import parse_query
 from mcpapi import cursors, wire
-from mcpapi.answer_size import PAGE_ITEM_BYTES, utf8_size
-from mcpapi.jsonrpc import InvalidParams, RawJson, dumps_text, string_text
+from mcpapi.answer_size import PAGE_ITEM_BYTES
+from mcpapi.jsonrpc import InvalidParams, RawJson, Utf8Json, dumps_text
 from mcpapi.paginate import Page, Paginator
 from mcpapi.params import ArgumentError, validate_object
+from mcpapi.spliced import plain_json
 from mcpapi.tool_schemas import (
     FILE_NOT_FOUND,
     INVALID_ARGUMENT,
@@ -186,7 +187,7 @@ def fitted_page(data: bytes, offset: int, end: int) -> tuple[int, str]:
     characters escapes to several times its size (docs/reference.md#answer-sizes)."""
     text = data[offset:end].decode("utf-8")
     while (end - offset) * _MOST_ESCAPED > PAGE_ITEM_BYTES:
-        size = utf8_size(string_text(text))
+        size = len(plain_json(text))  # the UTF-8 of string_text(text), without the str between
         if size <= PAGE_ITEM_BYTES:
             break
         end = page_end(data, offset, (end - offset) * PAGE_ITEM_BYTES // size)
@@ -241,7 +242,7 @@ def find(name: str) -> Tool:
     return tool
 
 
-def call(tool: Tool, arguments: dict[str, Any], view: SnapshotView | None) -> RawJson:
+def call(tool: Tool, arguments: dict[str, Any], view: SnapshotView | None) -> Utf8Json:
     """The CallToolResult of `tool` with `arguments` on `view` (None before the first publish:
     arguments are checked all the same, then the answer is REGISTRY_EMPTY)."""
     ref = view.ref if view is not None else None

@@ -5,7 +5,9 @@ their JSON (docs/reference.md#tools). JSON is composed structurally: an object i
 Members (its `"key":value` text, without braces), and a value already encoded is a RawJson,
 put in as it is.
 
-A skill's metadata members, and its Skill object of the skills extension, are encoded on
+A tool result is UTF-8 spliced from pieces encoded in both forms it holds them
+(mcpapi.spliced): structuredContent, and the same JSON as its text content item. A skill's
+metadata object (in both forms), and its Skill object of the skills extension, are encoded on
 first use and kept per snapshot index, so a page of skills or search results is a join of
 stored fragments (a single skill, as skills_get answers it, is encoded with the rest of its
 result in one call). The memo of an index is dropped with the index, so it is bounded by the
@@ -14,15 +16,17 @@ catalog's index cache.
 
 import threading
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import chain
-from typing import Any, NewType
+from typing import Any, NewType, TypeVar
 
 from catalog.index import FileEntry, SkillEntry, SnapshotIndex, SnapshotRef, SnapshotView
 from catalog.report import OmittedFile
 from catalog.search import SearchHit
+from mcpapi import spliced
 from mcpapi.answer_size import PAGE_ITEM_BYTES, utf8_size
-from mcpapi.jsonrpc import RawJson, dumps_text, string_text
+from mcpapi.jsonrpc import RawJson, Utf8Json, dumps_text, json_utf8
+from mcpapi.spliced import Spliced
 
 API_VERSION = "1"
 SKILL_SCHEME = "skill://"
@@ -56,8 +60,14 @@ def json_array(items: Iterable[RawJson]) -> RawJson:
     return RawJson("[" + ",".join(items) + "]")
 
 
-def with_members(value: RawJson | dict[str, Any], fields: Fields) -> RawJson:
+def with_members(value: RawJson | Utf8Json | dict[str, Any], fields: Fields) -> RawJson | Utf8Json:
     """The object `value` (encoded or not) with `fields` added after its own members."""
+    if isinstance(value, Utf8Json):
+        assert value.startswith(b"{") and value.endswith(b"}"), "only an object takes members"
+        added = json_utf8(members(fields))
+        if not added:
+            return value
+        return Utf8Json(value[:-1] + (b"," if len(value) > 2 else b"") + added + b"}")
     if isinstance(value, RawJson):
         assert value.startswith("{") and value.endswith("}"), "only an object takes members"
         return json_object(Members(value[1:-1]), members(fields))
@@ -100,10 +110,10 @@ def _encoded_key(key: str) -> str:
 
 # --- skills ------------------------------------------------------------------------------
 
-# Per snapshot index (by identity): skill id -> its metadata members, and skill id -> its Skill
+# Per snapshot index (by identity): skill id -> its metadata object, and skill id -> its Skill
 # of the skills extension. An entry is dropped when its index is (weakref.finalize), before the
 # index's id can name another object.
-_metadata_memo: dict[int, dict[str, Members]] = {}
+_metadata_memo: dict[int, dict[str, Spliced]] = {}
 _extension_memo: dict[int, dict[str, RawJson]] = {}
 _memo_lock = threading.Lock()
 
@@ -113,31 +123,40 @@ def metadata(skill: SkillEntry) -> dict[str, Any]:
     return dict(_metadata_fields(skill))
 
 
-def metadata_list(view: SnapshotView, skills: Iterable[SkillEntry]) -> tuple[RawJson, int]:
+def metadata_list(view: SnapshotView, skills: Iterable[SkillEntry]) -> tuple[Spliced, int]:
     """An array of the skills' metadata objects, as many of them as fit in a page
     (fitted_array), and how many that is."""
     memo = _memo(view)
-    return fitted_array(
-        RawJson("{" + (memo.get(skill.id) or _metadata_members(memo, skill)) + "}") for skill in skills
-    )
+    kept = _fitted((memo.get(skill.id) or _metadata_object(memo, skill) for skill in skills), _json_size)
+    return spliced.json_array(kept), len(kept)
 
 
-def search_results(view: SnapshotView, hits: Iterable[SearchHit], excerpt_chars: int) -> tuple[RawJson, int]:
+def search_results(view: SnapshotView, hits: Iterable[SearchHit], excerpt_chars: int) -> tuple[Spliced, int]:
     """An array of search results (each skill's metadata, why it matched, and an excerpt), as
     many of them as fit in a page (fitted_array), and how many that is."""
     memo = _memo(view)
-    return fitted_array(
-        json_object(
-            memo.get(hit.skill.id) or _metadata_members(memo, hit.skill),
-            _plain_members(
-                {
-                    "match_reasons": [{"rule": rule, "term": term} for rule, term in hit.match_reasons()],
-                    "excerpt": hit.excerpt(excerpt_chars),
-                }
-            ),
-        )
-        for hit in hits
+    kept = _fitted(
+        (
+            spliced.json_object(
+                (
+                    spliced.inner(memo.get(hit.skill.id) or _metadata_object(memo, hit.skill)),
+                    spliced.inner(
+                        spliced.plain(
+                            {
+                                "match_reasons": [
+                                    {"rule": rule, "term": term} for rule, term in hit.match_reasons()
+                                ],
+                                "excerpt": hit.excerpt(excerpt_chars),
+                            }
+                        )
+                    ),
+                )
+            )
+            for hit in hits
+        ),
+        _json_size,
     )
+    return spliced.json_array(kept), len(kept)
 
 
 def fitted_array(items: Iterable[RawJson], budget: int = PAGE_ITEM_BYTES) -> tuple[RawJson, int]:
@@ -145,14 +164,29 @@ def fitted_array(items: Iterable[RawJson], budget: int = PAGE_ITEM_BYTES) -> tup
     UTF-8 (never fewer than one item), and how many it holds: a page a client hands its model
     whole however large its skills are (docs/reference.md#answer-sizes). Items after the cut
     are not encoded."""
-    kept: list[RawJson] = []
+    kept = _fitted(items, utf8_size, budget)
+    return json_array(kept), len(kept)
+
+
+Item = TypeVar("Item")
+
+
+def _fitted(
+    items: Iterable[Item], size_of: Callable[[Item], int], budget: int = PAGE_ITEM_BYTES
+) -> list[Item]:
+    """The rule of fitted_array, for items of any form whose UTF-8 size `size_of` gives."""
+    kept: list[Item] = []
     size = 2
     for item in items:
-        size += utf8_size(item) + 1
+        size += size_of(item) + 1
         if size > budget and kept:
             break
         kept.append(item)
-    return json_array(kept), len(kept)
+    return kept
+
+
+def _json_size(item: Spliced) -> int:
+    return len(item.json)
 
 
 def manifest_entry(entry: FileEntry) -> dict[str, Any]:
@@ -180,7 +214,7 @@ def _by_path(entry: OmittedFile) -> str:
     return entry.path
 
 
-def _memo(view: SnapshotView) -> dict[str, Members]:
+def _memo(view: SnapshotView) -> dict[str, Spliced]:
     memo = _metadata_memo.get(id(view.index))
     if memo is None:
         memo = _new_memo(_metadata_memo, view.index)
@@ -196,10 +230,10 @@ def _new_memo(table: dict[int, dict[str, Any]], index: SnapshotIndex) -> dict[st
     return memo
 
 
-def _metadata_members(memo: dict[str, Members], skill: SkillEntry) -> Members:
+def _metadata_object(memo: dict[str, Spliced], skill: SkillEntry) -> Spliced:
     encoded = memo.get(skill.id)
-    if encoded is None:  # two threads may both encode it: the same text, stored twice
-        encoded = memo[skill.id] = members(_metadata_fields(skill))
+    if encoded is None:  # two threads may both encode it: the same bytes, stored twice
+        encoded = memo[skill.id] = spliced.plain(dict(_metadata_fields(skill)))
     return encoded
 
 
@@ -260,32 +294,53 @@ def _encode_extension_skill(skill: SkillEntry) -> RawJson:
 # --- tool results --------------------------------------------------------------------------
 
 
-def tool_result(ref: SnapshotRef, fields: Fields) -> RawJson:
+def tool_result(ref: SnapshotRef, fields: Fields) -> Utf8Json:
+    """The CallToolResult of `fields`: plain values, RawJson, or Spliced pieces."""
     return _call_tool_result(ref, fields, is_error=False)
 
 
-def tool_error(ref: SnapshotRef | None, error: dict[str, Any]) -> RawJson:
+def tool_error(ref: SnapshotRef | None, error: dict[str, Any]) -> Utf8Json:
     """An error a model can act on, as a result (isError: true); `ref` is None before the
     first publish."""
     return _call_tool_result(ref, (("error", error),), is_error=True)
 
 
-# The CallToolResult around one structuredContent text: the text item holding it as a JSON
-# string, then the object itself, then isError.
-_RESULT_HEAD = '{"content":[{"type":"text","text":'
-_RESULT_STRUCTURED = '}],"structuredContent":'
-_RESULT_TAIL = {False: ',"isError":false}', True: ',"isError":true}'}
+# The CallToolResult around one structuredContent: the text item holding it as a JSON string,
+# then the object itself, then isError.
+_RESULT_HEAD = b'{"content":[{"type":"text","text":"'
+_RESULT_STRUCTURED = b'"}],"structuredContent":'
+_RESULT_TAIL = {False: b',"isError":false}', True: b',"isError":true}'}
 
 
-def _call_tool_result(ref: SnapshotRef | None, fields: Fields, *, is_error: bool) -> RawJson:
-    """structuredContent is encoded once and used twice: as the object, and as the text of
-    the one content item."""
+def _call_tool_result(ref: SnapshotRef | None, fields: Fields, *, is_error: bool) -> Utf8Json:
+    """structuredContent is encoded once in both forms and used twice: as the object, and as
+    the text of the one content item."""
     registry = (
         ("api_version", API_VERSION),
         ("registry_sha", ref.sha if ref is not None else None),
         ("published_at", ref.published_at.isoformat() if ref is not None else None),
     )
-    structured = encode_object(chain(registry, fields))
-    return RawJson(
-        _RESULT_HEAD + string_text(structured) + _RESULT_STRUCTURED + structured + _RESULT_TAIL[is_error]
+    json_chunks, text_chunks = spliced.chunks(b"{", _spliced_runs(dict(chain(registry, fields))), b"}")
+    # One join: the page or the file's text is copied once, into the answer.
+    return Utf8Json(
+        b"".join((_RESULT_HEAD, *text_chunks, _RESULT_STRUCTURED, *json_chunks, _RESULT_TAIL[is_error]))
     )
+
+
+def _spliced_runs(values: dict[str, Any]) -> list[spliced.Part]:
+    """The members of `values` in both forms: each run of plain values encoded in one call,
+    each RawJson or Spliced value put in as it is."""
+    parts: list[spliced.Part] = []
+    plain: dict[str, Any] = {}
+    for key, value in values.items():
+        kind = type(value)
+        if kind is Spliced or kind is RawJson:
+            if plain:
+                parts.append(spliced.inner(spliced.plain(plain)))
+                plain = {}
+            parts.append(spliced.member(key, value if kind is Spliced else spliced.raw(value)))
+        else:
+            plain[key] = value
+    if plain:
+        parts.append(spliced.inner(spliced.plain(plain)))
+    return parts

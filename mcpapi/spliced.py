@@ -1,0 +1,118 @@
+"""JSON that a tool result holds twice, encoded once in both forms, as UTF-8.
+
+A CallToolResult carries structuredContent as an object and, as its one text content item,
+the same JSON as a string (docs/reference.md#tools). A Spliced piece of that JSON holds both:
+`json`, the bytes as they stand in the object, and `text`, the bytes as they stand inside the
+string (escaped, without its quotes). JSON escapes each character on its own, so the text of
+a concatenation is the concatenation of the texts: a page of skills is joined from pieces kept
+per skill (mcpapi.wire), and nothing of it is encoded again, escaped again, or converted
+between str and UTF-8 per request.
+
+The bytes are exactly those of dumps_text, string_text and json_utf8 over the whole
+(tests/mcpapi/test_spliced.py compares them).
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from mcpapi.jsonrpc import dumps_text, json_utf8, string_text
+
+# A memoryview: a slice of a piece, not copied (inner()).
+Buffer = bytes | memoryview
+
+
+@dataclass(frozen=True, slots=True)
+class Spliced:
+    """A piece of JSON as UTF-8: as it stands (`json`) and as the characters of a JSON string
+    (`text`: escaped, no quotes)."""
+
+    json: Buffer
+    text: Buffer
+
+
+def plain(value: Any) -> Spliced:
+    """`value` encoded: strings, integers, booleans, None, lists, tuples and dicts with string
+    keys. No floats: orjson writes some of them otherwise than json, and no tool field is one
+    (nor a datetime, dataclass or UUID, which orjson writes and json refuses)."""
+    try:
+        encoded = orjson.dumps(value)
+    except TypeError:  # a lone surrogate, an integer past 64 bits: json's text, as string_text
+        return raw(dumps_text(value))
+    # orjson's JSON holds no control character and no lone surrogate, so as a JSON string only
+    # its backslashes and quotes are escaped (two bytes no multi-byte UTF-8 character holds).
+    return Spliced(encoded, encoded.replace(b"\\", b"\\\\").replace(b'"', b'\\"'))
+
+
+def plain_json(value: Any) -> bytes:
+    """The `json` of plain(value), without its text (an answer that holds it once)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json_utf8(dumps_text(value))
+
+
+def raw(json_text: str) -> Spliced:
+    """JSON text encoded elsewhere (a frontmatter stored at publish), in both forms."""
+    return Spliced(json_utf8(json_text), json_utf8(string_text(json_text)[1:-1]))
+
+
+def member(key: str, value: Spliced) -> "Part":
+    """`"key":value`, one member of an object (its pieces, written one after the other)."""
+    head = _keys.get(key)
+    if head is None:
+        encoded = plain(key)
+        head = _keys[key] = Spliced(b"".join((encoded.json, b":")), b"".join((encoded.text, b":")))
+    return (head, value)
+
+
+# `"key":` in both forms, kept: the keys are the tools' own few names.
+_keys: dict[str, Spliced] = {}
+
+# One member of an object or one item of an array: pieces written one after the other, so that
+# a long value (a page, a file's text) is copied once, into the answer, and not on the way.
+Part = tuple[Spliced, ...]
+
+
+def inner(value: Spliced) -> Part:
+    """The members of an object, or the items of an array, without the brackets (no copy)."""
+    return (Spliced(memoryview(value.json)[1:-1], memoryview(value.text)[1:-1]),)
+
+
+def chunks(opening: bytes, parts: Iterable[Part], closing: bytes) -> tuple[list[Buffer], list[Buffer]]:
+    """The pieces of the members (or items) of `parts`, in order, comma-separated within the
+    brackets, in each form; a part of nothing (an object with no members) adds nothing."""
+    json_chunks: list[Buffer] = [opening]
+    text_chunks: list[Buffer] = [opening]
+    for part in parts:
+        if len(part) == 1 and not part[0].json:  # an object with no members (a member is two)
+            continue
+        if len(json_chunks) > 1:
+            json_chunks.append(b",")
+            text_chunks.append(b",")
+        for piece in part:
+            json_chunks.append(piece.json)
+            text_chunks.append(piece.text)
+    json_chunks.append(closing)
+    text_chunks.append(closing)
+    return json_chunks, text_chunks
+
+
+def enclosed(opening: bytes, parts: Iterable[Part], closing: bytes) -> Spliced:
+    json_chunks, text_chunks = chunks(opening, parts, closing)
+    return Spliced(b"".join(json_chunks), b"".join(text_chunks))
+
+
+def json_object(parts: Iterable[Part]) -> Spliced:
+    """The object made of the members of every part."""
+    return enclosed(b"{", parts, b"}")
+
+
+def json_array(items: list[Spliced]) -> Spliced:
+    """The array of `items` (each a whole value)."""
+    return Spliced(
+        b"".join((b"[", b",".join([item.json for item in items]), b"]")),
+        b"".join((b"[", b",".join([item.text for item in items]), b"]")),
+    )

@@ -1,0 +1,78 @@
+"""mcpapi.cursors signs and reads cursors exactly as django.core.signing.Signer(salt=...) does
+(sign_object / unsign_object), its HMAC key worked out once per secret: every cursor handed out
+before stays valid, and a key rotation (SECRET_KEY_FALLBACKS) is honoured."""
+
+import pytest
+from django.core import signing
+from django.test import override_settings
+
+from mcpapi import cursors
+
+REVISION = "c" * 40
+QUERY = cursors.query_key("skills_list", ["tag"], False)
+
+
+def django_cursor(position: int, revision: str = REVISION, query: str = QUERY) -> str:
+    return signing.Signer(salt=cursors._SALT).sign_object([revision, query, position])
+
+
+@pytest.mark.parametrize("position", [0, 1, 50, 999, 10**12])
+def test_a_cursor_is_the_one_django_signs(position: int) -> None:
+    assert cursors.encode(REVISION, QUERY, position) == django_cursor(position)
+    assert cursors.decode(django_cursor(position), REVISION, QUERY) == position
+
+
+def test_a_new_secret_signs_with_its_own_key() -> None:
+    before = cursors.encode(REVISION, QUERY, 5)
+    with override_settings(SECRET_KEY="another-secret-key-for-this-test-only-0123456789"):
+        after = cursors.encode(REVISION, QUERY, 5)
+        assert after == django_cursor(5)
+        with pytest.raises(cursors.InvalidCursor):
+            cursors.decode(before, REVISION, QUERY)
+    assert after != before
+
+
+def test_a_cursor_signed_with_a_fallback_key_is_read(settings) -> None:  # type: ignore[no-untyped-def]
+    old = cursors.encode(REVISION, QUERY, 7)
+    with override_settings(
+        SECRET_KEY="the-rotated-in-secret-key-of-this-test-0123456789",
+        SECRET_KEY_FALLBACKS=["", settings.SECRET_KEY],
+    ):
+        assert cursors.decode(old, REVISION, QUERY) == 7
+
+
+def test_an_empty_fallback_key_signs_nothing() -> None:
+    empty_key = signing.Signer(salt=cursors._SALT, key="x").sign_object([REVISION, QUERY, 1])
+    forged = empty_key.rsplit(":", 1)[0] + ":" + cursors._signature(empty_key.rsplit(":", 1)[0].encode(), "")
+    with override_settings(SECRET_KEY_FALLBACKS=[""]), pytest.raises(cursors.InvalidCursor):
+        cursors.decode(forged, REVISION, QUERY)
+
+
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "",
+        ":",
+        "no-colon",
+        django_cursor(3)[:-1] + "A",
+        django_cursor(3).replace(":", ";"),
+        "\ud800:" + django_cursor(3).split(":")[1],
+        django_cursor(3) + "\ud800",
+        signing.Signer(salt=cursors._SALT).sign("not base64 !"),
+        signing.Signer(salt=cursors._SALT).sign_object({"not": "a list"}),
+        signing.Signer(salt=cursors._SALT).sign_object([REVISION, QUERY, -1]),
+        signing.Signer(salt=cursors._SALT).sign_object([REVISION, QUERY, True]),
+        signing.Signer(salt="another salt").sign_object([REVISION, QUERY, 3]),
+        "x" * (cursors.MAX_CURSOR_CHARS + 1),
+    ],
+)
+def test_what_django_refuses_is_an_invalid_cursor(cursor: str) -> None:
+    with pytest.raises(cursors.InvalidCursor):
+        cursors.decode(cursor, REVISION, QUERY)
+
+
+def test_a_cursor_of_another_revision_is_stale_and_of_another_query_invalid() -> None:
+    with pytest.raises(cursors.StaleCursor):
+        cursors.decode(django_cursor(3, revision="d" * 40), REVISION, QUERY)
+    with pytest.raises(cursors.InvalidCursor):
+        cursors.decode(django_cursor(3, query="e" * 24), REVISION, QUERY)

@@ -1,0 +1,108 @@
+"""mcpapi.spliced and the tool results mcpapi.wire splices from it: the very bytes of encoding
+the whole with dumps_text, string_text and json_utf8, as tool results were made before."""
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from catalog.index import SnapshotRef
+from mcpapi import spliced, wire
+from mcpapi.jsonrpc import RawJson, Utf8Json, dumps_text, json_utf8, string_text
+from mcpapi.spliced import Spliced
+
+REF = SnapshotRef("a" * 40, datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
+EVERY_CODE_POINT = "".join(chr(code) for code in range(0x110000) if not 0xD800 <= code <= 0xDFFF)
+AWKWARD = '"\\\n\t\x00\x1f\x7f\u2028\u2029 — 🎉 \\u00e9 \\"'
+VALUES: list[Any] = [
+    "",
+    AWKWARD,
+    EVERY_CODE_POINT[:0x3000],
+    EVERY_CODE_POINT[0x3000:],
+    {"a": AWKWARD, "b": [1, -2, True, False, None], "c": ("x", {"d": ()})},
+    [2**70, "big integers are json's"],
+    "a lone surrogate \ud800 is json's",
+    {"key \udfff": ["\ud83d"]},
+]
+
+
+def expected(json_text: str) -> Spliced:
+    return Spliced(json_utf8(json_text), json_utf8(string_text(json_text)[1:-1]))
+
+
+@pytest.mark.parametrize("value", VALUES, ids=range(len(VALUES)))
+def test_a_plain_value_is_what_json_and_string_text_make_of_it(value: Any) -> None:
+    assert spliced.plain(value) == expected(dumps_text(value))
+    assert spliced.plain_json(value) == json_utf8(dumps_text(value))
+
+
+def test_text_encoded_elsewhere_takes_both_forms_as_it_is() -> None:
+    text = dumps_text({"a": AWKWARD, "b": "\ud800"})
+    assert spliced.raw(text) == expected(text)
+
+
+def test_objects_and_arrays_of_pieces_are_the_encoding_of_the_whole() -> None:
+    a, b = {"x": AWKWARD, "y": 1}, {"z": ["—", None]}
+    pieces = [
+        spliced.inner(spliced.plain(a)),
+        spliced.inner(spliced.plain({})),
+        spliced.inner(spliced.plain(b)),
+    ]
+    assert spliced.json_object(pieces) == expected(dumps_text({**a, **b}))
+    nested = spliced.json_object(
+        [spliced.member('k"ey', spliced.json_array([spliced.plain(a), spliced.plain(b)]))]
+    )
+    assert nested == expected(dumps_text({'k"ey': [a, b]}))
+    assert spliced.json_array([]) == expected("[]")
+
+
+def reference_result(structured: dict[str, Any], is_error: bool = False) -> bytes:
+    """A CallToolResult as wire made it before it was spliced: one JSON text, then UTF-8."""
+    text = dumps_text(structured)
+    return json_utf8(
+        '{"content":[{"type":"text","text":'
+        + string_text(text)
+        + '}],"structuredContent":'
+        + text
+        + (',"isError":true}' if is_error else ',"isError":false}')
+    )
+
+
+def test_a_tool_result_spliced_from_pieces_is_the_one_encoded_whole() -> None:
+    listed = [{"id": "a", "description": AWKWARD}, {"id": "b", "description": "—"}]
+    fields = [
+        ("n", 1),
+        ("listed", spliced.json_array([spliced.plain(item) for item in listed])),
+        ("frontmatter", RawJson(dumps_text({"name": AWKWARD}))),
+        ("text", EVERY_CODE_POINT[:5000] + "\ud800"),
+        ("next", None),
+    ]
+    registry = {
+        "api_version": wire.API_VERSION,
+        "registry_sha": REF.sha,
+        "published_at": REF.published_at.isoformat(),
+    }
+    structured = {
+        **registry,
+        "n": 1,
+        "listed": listed,
+        "frontmatter": {"name": AWKWARD},
+        "text": EVERY_CODE_POINT[:5000] + "\ud800",
+        "next": None,
+    }
+    result = wire.tool_result(REF, fields)
+    assert type(result) is Utf8Json
+    assert result == reference_result(structured)
+    error = {"code": "X", "message": AWKWARD}
+    assert wire.tool_error(REF, error) == reference_result({**registry, "error": error}, is_error=True)
+
+
+def test_members_added_to_an_encoded_result_are_those_of_the_whole() -> None:
+    result = wire.tool_result(REF, [("n", "—")])
+    added = wire.with_members(result, [("resultType", "complete"), ("_meta", {"k": AWKWARD})])
+    assert type(added) is Utf8Json
+    assert added == json_utf8(
+        wire.with_members(RawJson(result.decode()), [("resultType", "complete"), ("_meta", {"k": AWKWARD})])
+    )
+    assert wire.with_members(Utf8Json(b"{}"), [("a", 1)]) == b'{"a":1}'
+    assert wire.with_members(result, []) == result
