@@ -5,6 +5,7 @@ same logger, naming the path where /mcp lines name the method."""
 import logging
 import re
 import uuid
+from collections.abc import Callable
 
 from django.http import HttpRequest
 
@@ -25,18 +26,16 @@ def request_id(request: HttpRequest) -> str:
 
 
 def write(request_id: str, caller: Caller | None, outcome: Outcome, duration_ms: float) -> None:
+    if not logger.isEnabledFor(logging.INFO):
+        return
     identity = caller.identity if caller is not None else None
     rpc_method, tool = _loggable(outcome.rpc_method), _loggable(outcome.tool)
     # The message names the caller and the duration too: a plain-text line says it all.
-    logger.info(
+    _info(
+        write,
         "%s %s %s %s %s %.2fms",
-        request_id,
-        identity or "-",
-        rpc_method or "-",
-        tool or "-",
-        outcome.status,
-        duration_ms,
-        extra={
+        (request_id, identity or "-", rpc_method or "-", tool or "-", outcome.status, duration_ms),
+        {
             "request_id": request_id,
             "caller": identity,
             "rpc_method": rpc_method,
@@ -52,14 +51,28 @@ def write(request_id: str, caller: Caller | None, outcome: Outcome, duration_ms:
 
 def write_page(request_id: str, path: str, status: int, duration_ms: float) -> None:
     """The line of an answer outside /mcp: no caller, no method; the path instead."""
-    logger.info(
+    if not logger.isEnabledFor(logging.INFO):
+        return
+    _info(
+        write_page,
         "%s - %s - %s %.2fms",
-        request_id,
-        path,
-        status,
-        duration_ms,
-        extra={"request_id": request_id, "path": path, "status": status, "duration_ms": duration_ms},
+        (request_id, path, status, duration_ms),
+        {"request_id": request_id, "path": path, "status": status, "duration_ms": duration_ms},
     )
+
+
+def _info(site: Callable[..., None], message: str, args: tuple[object, ...], fields: dict[str, object]) -> None:
+    """`logger.info(message, *args, extra=fields)` from `site`, without the stack walk and
+    checks `Logger.info` spends on every line (docs/benchmarks.md, "The floor, session 4"):
+    the record names `site`'s file, first line and name where the walk would find them, and
+    goes through the logger's filters, handlers and levels as any other record does. The
+    caller has checked the level; the fields are ours and never clash with a record's own."""
+    code = site.__code__
+    record = logging.getLogRecordFactory()(
+        logger.name, logging.INFO, code.co_filename, code.co_firstlineno, message, args, None, code.co_name
+    )
+    record.__dict__.update(fields)
+    logger.handle(record)
 
 
 def _loggable(name: str | None) -> str | None:
