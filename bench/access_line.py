@@ -24,7 +24,9 @@ from bench.view_overhead import callgrind
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--lines", type=int, default=20000)
     parser.add_argument("--callgrind", action="store_true")
     args = parser.parse_args(argv)

@@ -61,7 +61,9 @@ def write_page(request_id: str, path: str, status: int, duration_ms: float) -> N
     )
 
 
-def _info(site: Callable[..., None], message: str, args: tuple[object, ...], fields: dict[str, object]) -> None:
+def _info(
+    site: Callable[..., None], message: str, args: tuple[object, ...], fields: dict[str, object]
+) -> None:
     """`logger.info(message, *args, extra=fields)` from `site`, without the stack walk and
     checks `Logger.info` spends on every line (docs/benchmarks.md, "The floor, session 4"):
     the record names `site`'s file, first line and name where the walk would find them, and

@@ -2,8 +2,10 @@
 
 Every /mcp request writes one (mcpapi.access_log), so the line is built with as little as
 possible per record (docs/benchmarks.md, "The floor, session 4"): the time's text is made
-once a second, and the record's own attributes are told from its `extra=` fields by one
-set look-up each. The line is the one `datetime.isoformat` and `json.dumps` would give.
+once a second, a line of plain values (strings, numbers, None: every access line) is written
+by orjson, and the record's own attributes are told from its `extra=` fields by one set
+look-up each. The line is the one `datetime.isoformat` and `json.dumps` would give, byte for
+byte (tests/test_logs.py).
 """
 
 import json
@@ -14,7 +16,11 @@ from datetime import UTC, datetime
 import orjson
 
 # Attributes every LogRecord has; anything else on a record came from `extra=`.
-_STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
+_STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
+    "message",
+    "asctime",
+    "taskName",
+}
 # Made once: json.dumps with any argument of its own builds a new encoder for every line.
 _ENCODER = json.JSONEncoder(default=str, ensure_ascii=False)
 # The values orjson writes as that encoder does: strings (json again for a lone surrogate,
@@ -82,7 +88,7 @@ class JsonFormatter(logging.Formatter):
 def _same_number(value: object) -> bool:
     """Whether orjson writes `value` as json does (see _SAME_IN_ORJSON)."""
     if type(value) is int:
-        return _INT_BOUNDS[0] <= value <= _INT_BOUNDS[1]  # type: ignore[operator]
+        return _INT_BOUNDS[0] <= value <= _INT_BOUNDS[1]
     if type(value) is float:
-        return value == 0.0 or _FLOAT_BOUNDS[0] <= abs(value) < _FLOAT_BOUNDS[1]  # type: ignore[arg-type]
+        return value == 0.0 or _FLOAT_BOUNDS[0] <= abs(value) < _FLOAT_BOUNDS[1]
     return False
