@@ -3,6 +3,8 @@ be the record Logger.info would make, and obey the logger's level, filters and r
 as any record does (LOG_LEVEL, docs/reference.md#logging)."""
 
 import logging
+import re
+import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -126,3 +128,16 @@ def test_a_record_factory_in_place_makes_the_record(kept: Kept) -> None:
         logging.setLogRecordFactory(standard)
     [record] = kept.records
     assert record.host == "registry-1"  # type: ignore[attr-defined]
+
+
+def test_a_fresh_request_id_is_a_random_uuid4_in_hex() -> None:
+    ids = [access_log.fresh_id() for _ in range(2000)]
+    assert len(set(ids)) == len(ids)
+    for fresh in ids:
+        assert re.fullmatch(r"[0-9a-f]{32}", fresh)
+        parsed = uuid.UUID(hex=fresh)
+        assert parsed.version == 4 and parsed.variant == uuid.RFC_4122 and parsed.hex == fresh
+    # Every other digit is random: each position takes many values over 2,000 ids.
+    for position in set(range(32)) - {12, 16}:
+        assert len({fresh[position] for fresh in ids}) > 8, position
+    assert {fresh[16] for fresh in ids} == set("89ab")
