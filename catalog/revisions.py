@@ -20,12 +20,12 @@ from catalog.models import Snapshot
 
 # Every /mcp request that reads skills runs this first; a raw query skips the ORM's per-call
 # query compilation, which cost 20 times the query itself (py-spy under gunicorn).
-_ACTIVE_SQL = f"SELECT sha, published_at FROM {Snapshot._meta.db_table} WHERE is_active = %s"  # noqa: S608 - a constant table name
+_ACTIVE_SQL = f"SELECT sha, published_at FROM {Snapshot._meta.db_table} WHERE is_active = TRUE"  # noqa: S608 - a constant table name
 
 
 def active_snapshot() -> SnapshotRef | None:
     with connection.cursor() as cursor:
-        cursor.execute(_ACTIVE_SQL, [True])
+        cursor.execute(_ACTIVE_SQL)
         row = cursor.fetchone()
     if row is None or row[1] is None:
         return None
