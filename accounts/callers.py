@@ -20,6 +20,7 @@ Everything fails closed: no rule grants anything by default, and an error
 anywhere is a refusal.
 """
 
+import functools
 import hashlib
 import hmac
 import logging
@@ -122,18 +123,29 @@ def _env_caller(token: str) -> Caller | None:
     candidate is compared whatever matched, so the time taken does not say
     which list (or which entry) matched.
     """
-    presented = hashlib.sha256(token.encode()).digest()
+    presented = _digest(token)
     zdr_match = False
     read_match = False
-    for candidate in settings.SKILLS_ZDR_TOKENS:
-        zdr_match |= hmac.compare_digest(hashlib.sha256(candidate.encode()).digest(), presented)
-    for candidate in settings.SKILLS_READ_TOKENS:
-        read_match |= hmac.compare_digest(hashlib.sha256(candidate.encode()).digest(), presented)
+    for candidate in _digests(tuple(settings.SKILLS_ZDR_TOKENS)):
+        zdr_match |= hmac.compare_digest(candidate, presented)
+    for candidate in _digests(tuple(settings.SKILLS_READ_TOKENS)):
+        read_match |= hmac.compare_digest(candidate, presented)
     if zdr_match:
         return ENV_ZDR_CALLER
     if read_match:
         return ENV_READ_CALLER
     return None
+
+
+def _digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+@functools.lru_cache(maxsize=8)
+def _digests(tokens: tuple[str, ...]) -> tuple[bytes, ...]:
+    """The digests of a list of environment tokens, made once per list rather than per request
+    (a few lists: the two settings, and whatever tests override them with)."""
+    return tuple(_digest(candidate) for candidate in tokens)
 
 
 def caller_for_identity(identity: GitHubIdentity) -> Caller:

@@ -12,20 +12,25 @@ names(revision, sha) -> bool
 import re
 from datetime import UTC, datetime
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.utils.dateparse import parse_datetime
 
 from catalog.entries import SnapshotRef
 from catalog.models import Snapshot
 
 # Every /mcp request that reads skills runs this first; a raw query skips the ORM's per-call
-# query compilation, which cost 20 times the query itself (py-spy under gunicorn).
-_ACTIVE_SQL = f"SELECT sha, published_at FROM {Snapshot._meta.db_table} WHERE is_active = %s"  # noqa: S608 - a constant table name
+# query compilation, which cost 20 times the query itself (py-spy under gunicorn). No
+# parameters either: Django's SQLite cursor rewrites a query's placeholders with a regular
+# expression on every call, a fifth of this one's cost (docs/benchmarks.md, "The floor,
+# session 4"). TRUE is SQLite's 1 and PostgreSQL's boolean.
+_ACTIVE_SQL = f"SELECT sha, published_at FROM {Snapshot._meta.db_table} WHERE is_active = TRUE"  # noqa: S608 - a constant table name
 
 
 def active_snapshot() -> SnapshotRef | None:
-    with connection.cursor() as cursor:
-        cursor.execute(_ACTIVE_SQL, [True])
+    # The connection itself rather than django.db.connection, whose every attribute look-up
+    # fails on the proxy first (an AttributeError made and caught) before it forwards.
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute(_ACTIVE_SQL)
         row = cursor.fetchone()
     if row is None or row[1] is None:
         return None

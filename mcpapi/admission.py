@@ -75,7 +75,17 @@ class Headers:
         self._meta = request.META
 
     def get(self, name: str, default: str | None = None) -> str | None:
-        return self._meta.get(_environ_key(name), default)
+        key = _ENVIRON_KEYS.get(name)
+        if key is None:
+            key = _environ_key(name)
+            if len(_ENVIRON_KEYS) < _ENVIRON_KEYS_KEPT:
+                _ENVIRON_KEYS[name] = key
+        return self._meta.get(key, default)
+
+
+# The environ key of each header name asked for (a handful, all named in code), made once.
+_ENVIRON_KEYS: dict[str, str] = {}
+_ENVIRON_KEYS_KEPT = 64
 
 
 def _environ_key(name: str) -> str:
