@@ -225,6 +225,37 @@ def test_concurrent_first_loads_build_the_index_once(monkeypatch: pytest.MonkeyP
 
 
 @pytest.mark.django_db
+def test_the_heap_is_trimmed_after_each_build_and_never_on_a_hit(
+    skill_repo: SkillRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[str] = []
+    real_build, real_search = index._build_index, index._build_search_index
+
+    def build(ref: SnapshotRef) -> SnapshotIndex:
+        events.append("index built")
+        return real_build(ref)
+
+    def build_search(visible: index.VisibleIndex) -> object:
+        events.append("search index built")
+        return real_search(visible)
+
+    monkeypatch.setattr(index, "_build_index", build)
+    monkeypatch.setattr(index, "_build_search_index", build_search)
+    monkeypatch.setattr(index, "release_free_memory", lambda: events.append("trimmed"))
+    skill_repo.add_skill("alpha")
+    skill_repo.add_skill("zeta", required_zdr=True)
+    publish(skill_repo.root, skill_repo.commit())
+
+    for _ in range(2):
+        for cleared in (False, True):
+            view = active_view(cleared)
+            assert view is not None
+            view.search_index()
+
+    assert events == ["index built", "trimmed"] + ["search index built", "trimmed"] * 2
+
+
+@pytest.mark.django_db
 def test_there_is_no_view_before_the_first_publish() -> None:
     assert active_view(True) is None
     assert active_view(False) is None
