@@ -10,6 +10,7 @@ The index is built from the database by catalog.index, which also holds it per p
 """
 
 import copy
+import zlib
 from collections.abc import Iterable
 from dataclasses import InitVar, dataclass, field
 from datetime import datetime
@@ -17,6 +18,15 @@ from typing import TYPE_CHECKING
 
 from catalog.config import RegistryConfig
 from catalog.report import OmittedFile
+
+# Instructions are most of an index's memory (27.8 MB of UTF-8 at 10,000 skills of the bench
+# corpus); zlib at its fastest level keeps them in 13.5 MB, and unpacking one costs ~18 us
+# (skills_get, a search hit's excerpt from the body), against ~490 us of a cold skills_get
+# (docs/benchmarks.md, "Memory, session 4"). Higher levels save 4 % more for 40 % more build time.
+INSTRUCTIONS_ZLIB_LEVEL = 1
+# Up to this many files a skill's file() is a scan of its manifest; past it, a dict by path
+# (at 10,000 skills the dicts of every skill were 1.5 MB, for skills of 0-4 files).
+FILES_SCANNED = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +65,7 @@ class SkillEntry:
         # on the class below).
         instructions: str
     else:
-        instructions: InitVar[str]  # kept as UTF-8 in _instructions_utf8
+        instructions: InitVar[str]  # kept as zlib-packed UTF-8 in _instructions_packed
     skill_md_sha256: str
     skill_md_size: int
     files: tuple[FileEntry, ...]  # sorted by path; SKILL.md is not one
@@ -65,25 +75,33 @@ class SkillEntry:
     # in the order written: docs/reference.md#skill-format).
     frontmatter: str = "{}"
     omitted: tuple[OmittedFile, ...] = ()  # the files of its directory it does not serve, by path
-    _files_by_path: dict[str, FileEntry] = field(init=False, repr=False, compare=False)
-    # Instructions are most of an index's memory: as UTF-8, 1 byte an ASCII character,
-    # where a str holding a single em dash takes 2 bytes for every character (64 % of the
-    # bench corpus's bodies). Decoded when read (skills_get; search decodes at build).
-    _instructions_utf8: bytes = field(default=b"", init=False, repr=False)
+    # None for a manifest of at most FILES_SCANNED files (scanned).
+    _files_by_path: dict[str, FileEntry] | None = field(default=None, init=False, repr=False, compare=False)
+    # Instructions as UTF-8 (1 byte an ASCII character, where a str holding a single em dash
+    # takes 2 bytes for every character: 64 % of the bench corpus's bodies), packed with zlib
+    # (INSTRUCTIONS_ZLIB_LEVEL). Unpacked when read (skills_get, excerpts; search at build).
+    _instructions_packed: bytes = field(default=b"", init=False, repr=False)
 
     def __post_init__(self, *init_vars: str) -> None:
         [instructions] = init_vars  # the one InitVar (a plain field to type checkers)
-        object.__setattr__(self, "_files_by_path", {entry.path: entry for entry in self.files})
-        object.__setattr__(self, "_instructions_utf8", instructions.encode("utf-8", "surrogatepass"))
+        if len(self.files) > FILES_SCANNED:
+            object.__setattr__(self, "_files_by_path", {entry.path: entry for entry in self.files})
+        packed = zlib.compress(instructions.encode("utf-8", "surrogatepass"), INSTRUCTIONS_ZLIB_LEVEL)
+        object.__setattr__(self, "_instructions_packed", packed)
 
     def file(self, path: str) -> FileEntry | None:
         """The supporting file at exactly `path` (no normalisation), if the skill lists it."""
-        return self._files_by_path.get(path)
+        if self._files_by_path is not None:
+            return self._files_by_path.get(path)
+        for entry in self.files:
+            if entry.path == path:
+                return entry
+        return None
 
 
 def _instructions(self: SkillEntry) -> str:
     """The instructions (the body of SKILL.md)."""
-    return self._instructions_utf8.decode("utf-8", "surrogatepass")
+    return zlib.decompress(self._instructions_packed).decode("utf-8", "surrogatepass")
 
 
 # Set after the dataclass is made, so that `instructions` stays an __init__ argument.
