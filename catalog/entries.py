@@ -109,17 +109,31 @@ if not TYPE_CHECKING:  # type checkers already see a str attribute
     SkillEntry.instructions = property(_instructions)
 
 
+def may_see(zdr_cleared: bool, skill: SkillEntry) -> bool:
+    """Whether a caller of that clearance may see `skill` (docs/reference.md#callers-and-clearance)."""
+    return zdr_cleared or not skill.required_zdr
+
+
 class VisibleIndex:
-    """The skills one caller may see, sorted by id. Hidden skills are simply absent."""
+    """The skills one caller may see, sorted by id. Hidden skills are simply absent.
 
-    __slots__ = ("_by_id", "skills")
+    Both clearances' views of a snapshot share one dict of every skill by id (10,000 skills:
+    ~0.3 MB each): get() answers only for a skill this view's clearance may see (may_see)."""
 
-    def __init__(self, skills: tuple[SkillEntry, ...]) -> None:
+    __slots__ = ("_by_id", "_zdr_cleared", "skills")
+
+    def __init__(
+        self, skills: tuple[SkillEntry, ...], zdr_cleared: bool, by_id: dict[str, SkillEntry] | None = None
+    ) -> None:
+        """`skills`: those of the snapshot a caller of that clearance may see; `by_id`: every
+        skill of the snapshot by id (made from `skills` when not given)."""
         self.skills = skills
-        self._by_id = {skill.id: skill for skill in skills}
+        self._zdr_cleared = zdr_cleared
+        self._by_id = {skill.id: skill for skill in skills} if by_id is None else by_id
 
     def get(self, skill_id: str) -> SkillEntry | None:
-        return self._by_id.get(skill_id)
+        skill = self._by_id.get(skill_id)
+        return skill if skill is not None and may_see(self._zdr_cleared, skill) else None
 
     def __len__(self) -> int:
         return len(self.skills)
@@ -132,8 +146,12 @@ class SnapshotIndex:
         self.ref = ref
         self.config = config
         ordered = tuple(sorted(skills, key=lambda skill: skill.id))
-        self._everyone = VisibleIndex(ordered)
-        self._uncleared = VisibleIndex(tuple(skill for skill in ordered if not skill.required_zdr))
+        self._everyone = VisibleIndex(ordered, True)
+        uncleared = tuple(skill for skill in ordered if may_see(False, skill))
+        # The same tuple when no skill is hidden (76 KB at 10,000 skills).
+        self._uncleared = VisibleIndex(
+            ordered if len(uncleared) == len(ordered) else uncleared, False, self._everyone._by_id
+        )
 
     def visible(self, zdr_cleared: bool) -> VisibleIndex:
         return self._everyone if zdr_cleared else self._uncleared

@@ -143,6 +143,21 @@ def test_the_index_holds_the_snapshot_and_hides_zdr_skills_from_uncleared_caller
 
 
 @pytest.mark.django_db
+def test_equal_values_of_a_snapshot_are_one_object(skill_repo: SkillRepo) -> None:
+    """Each database row brings its own strings: the index keeps one of each (memory)."""
+    for skill_id in ("alpha", "beta"):
+        skill_repo.add_skill(skill_id, files={"references/guide.md": f"{skill_id}\n"}, tags=["docs", "ops"])
+    publish(skill_repo.root, skill_repo.commit())
+
+    alpha, beta = load_index(active_snapshot()).visible(True).skills  # type: ignore[arg-type]
+
+    assert alpha.tags == beta.tags == ("docs", "ops") and alpha.tags is beta.tags
+    [alpha_file], [beta_file] = alpha.files, beta.files
+    assert alpha_file.sha256 != beta_file.sha256
+    assert alpha_file.path is beta_file.path and alpha_file.media_type is beta_file.media_type
+
+
+@pytest.mark.django_db
 def test_read_blob_raises_for_an_unknown_hash() -> None:
     with pytest.raises(BlobNotFound):
         read_blob("0" * 64)
