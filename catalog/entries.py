@@ -10,20 +10,20 @@ The index is built from the database by catalog.index, which also holds it per p
 """
 
 import copy
-import zlib
 from collections.abc import Iterable
 from dataclasses import InitVar, dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+import lz4.block  # type: ignore[import-untyped]
+
 from catalog.config import RegistryConfig
 from catalog.report import OmittedFile
 
-# Instructions are most of an index's memory (27.8 MB of UTF-8 at 10,000 skills of the bench
-# corpus); zlib at its fastest level keeps them in 13.5 MB, and unpacking one costs ~18 us
-# (skills_get, a search hit's excerpt from the body), against ~490 us of a cold skills_get
-# (docs/benchmarks.md, "Memory, session 4"). Higher levels save 4 % more for 40 % more build time.
-INSTRUCTIONS_ZLIB_LEVEL = 1
+# Instructions are most of an index's memory: 27.8 MB of UTF-8 at 10,000 skills of the bench
+# corpus, 19.7 MB packed with LZ4 (its fast mode), unpacked in ~3 us each: every search hit's
+# excerpt reads one, 20 a page. zlib packs them in 13.5 MB but unpacks in ~17 us, +0.3 ms a cold
+# search page (docs/benchmarks.md, "Memory, session 4").
 # Up to this many files a skill's file() is a scan of its manifest; past it, a dict by path
 # (at 10,000 skills the dicts of every skill were 1.5 MB, for skills of 0-4 files).
 FILES_SCANNED = 8
@@ -65,7 +65,7 @@ class SkillEntry:
         # on the class below).
         instructions: str
     else:
-        instructions: InitVar[str]  # kept as zlib-packed UTF-8 in _instructions_packed
+        instructions: InitVar[str]  # kept as LZ4-packed UTF-8 in _instructions_packed
     skill_md_sha256: str
     skill_md_size: int
     files: tuple[FileEntry, ...]  # sorted by path; SKILL.md is not one
@@ -78,15 +78,15 @@ class SkillEntry:
     # None for a manifest of at most FILES_SCANNED files (scanned).
     _files_by_path: dict[str, FileEntry] | None = field(default=None, init=False, repr=False, compare=False)
     # Instructions as UTF-8 (1 byte an ASCII character, where a str holding a single em dash
-    # takes 2 bytes for every character: 64 % of the bench corpus's bodies), packed with zlib
-    # (INSTRUCTIONS_ZLIB_LEVEL). Unpacked when read (skills_get, excerpts; search at build).
+    # takes 2 bytes for every character: 64 % of the bench corpus's bodies), packed with LZ4.
+    # Unpacked when read (skills_get, excerpts; search at build).
     _instructions_packed: bytes = field(default=b"", init=False, repr=False)
 
     def __post_init__(self, *init_vars: str) -> None:
         [instructions] = init_vars  # the one InitVar (a plain field to type checkers)
         if len(self.files) > FILES_SCANNED:
             object.__setattr__(self, "_files_by_path", {entry.path: entry for entry in self.files})
-        packed = zlib.compress(instructions.encode("utf-8", "surrogatepass"), INSTRUCTIONS_ZLIB_LEVEL)
+        packed = lz4.block.compress(instructions.encode("utf-8", "surrogatepass"))
         object.__setattr__(self, "_instructions_packed", packed)
 
     def file(self, path: str) -> FileEntry | None:
@@ -101,7 +101,7 @@ class SkillEntry:
 
 def _instructions(self: SkillEntry) -> str:
     """The instructions (the body of SKILL.md)."""
-    return zlib.decompress(self._instructions_packed).decode("utf-8", "surrogatepass")
+    return lz4.block.decompress(self._instructions_packed).decode("utf-8", "surrogatepass")
 
 
 # Set after the dataclass is made, so that `instructions` stays an __init__ argument.
