@@ -1,5 +1,6 @@
-"""catalog.heap: the C heap's free pages handed back after an index is built."""
+"""catalog.heap: the C heap's free pages handed back after an index is built; one arena."""
 
+import ctypes
 import platform
 
 import pytest
@@ -33,4 +34,38 @@ def test_without_malloc_trim_nothing_is_done(monkeypatch: pytest.MonkeyPatch) ->
 def test_elsewhere_than_glibc_there_is_no_trim(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(platform, "libc_ver", lambda: ("", ""))
 
-    assert heap._find_malloc_trim() is None
+    assert heap._glibc_function("malloc_trim", ctypes.c_size_t) is None
+
+
+def test_the_arena_limit_is_found_and_set_on_glibc(monkeypatch: pytest.MonkeyPatch) -> None:
+    if platform.libc_ver()[0] != "glibc":
+        pytest.skip("not glibc")
+    monkeypatch.delenv(heap.ARENA_VARIABLE, raising=False)
+
+    assert heap._mallopt is not None
+    assert heap.limit_arenas() is True  # mallopt answers 1 when it took the setting
+
+
+def test_the_arenas_are_limited_to_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[int, int]] = []
+    monkeypatch.setattr(heap, "_mallopt", lambda option, value: calls.append((option, value)) or 1)
+    monkeypatch.delenv(heap.ARENA_VARIABLE, raising=False)
+
+    assert heap.limit_arenas() is True
+    assert calls == [(-8, 1)]  # M_ARENA_MAX
+
+
+def test_an_arena_count_set_in_the_environment_is_left_to_glibc(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[int, int]] = []
+    monkeypatch.setattr(heap, "_mallopt", lambda option, value: calls.append((option, value)) or 1)
+    monkeypatch.setenv(heap.ARENA_VARIABLE, "4")
+
+    assert heap.limit_arenas() is False
+    assert calls == []
+
+
+def test_without_mallopt_the_arenas_are_glibcs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(heap, "_mallopt", None)
+    monkeypatch.delenv(heap.ARENA_VARIABLE, raising=False)
+
+    assert heap.limit_arenas() is False
