@@ -3,11 +3,12 @@ the snapshot's index and the search index of each clearance, built in this proce
 published SQLite file, as a worker builds them on its first requests.
 
     .venv/bin/python -m bench.corpus build --skills 10000 --out /dev/shm/corpus-10000
-    .venv/bin/python -m bench.index_memory --corpus /dev/shm/corpus-10000 --db /dev/shm/im.sqlite3
-    .venv/bin/python -m bench.index_memory --corpus /dev/shm/corpus-10000 --db /dev/shm/im.sqlite3 --tracemalloc
+    .venv/bin/python -m bench.index_memory --corpus /dev/shm/corpus-10000 --db /dev/shm/im.sqlite3 \
+        [--tracemalloc] [--trim]
 
 Without --tracemalloc: VmRSS after each step (tracemalloc's own tables would inflate it).
 With it: the bytes traced after each step, and the largest allocation sites of the index.
+--trim: malloc_trim(0) after each step too, and VmRSS again.
 The database is made (migrated, the corpus published) by the first run and reused.
 """
 
