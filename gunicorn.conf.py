@@ -5,11 +5,17 @@ The worker class was chosen by measurement (docs/benchmarks.md): see GUNICORN_WO
 
 import multiprocessing
 
+from catalog.heap import limit_arenas
+
 # The project's own typed readers: a bad value stops gunicorn at start-up, naming the variable.
 # gunicorn puts its working directory (the project root) on sys.path before reading this file.
 from skillsite.drain import drain_unread_body
 from skillsite.env import env_int, env_str
 from skillsite.worker import header_timeout
+
+# One malloc arena per worker, set here in the master so that every forked worker has it
+# (catalog/heap.py; MALLOC_ARENA_MAX, when set, wins).
+limit_arenas()
 
 bind = env_str("GUNICORN_BIND", "127.0.0.1:8000")
 # Requests are CPU-bound and short (the index is in memory): one process per core plus one

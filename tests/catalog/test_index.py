@@ -143,6 +143,21 @@ def test_the_index_holds_the_snapshot_and_hides_zdr_skills_from_uncleared_caller
 
 
 @pytest.mark.django_db
+def test_equal_values_of_a_snapshot_are_one_object(skill_repo: SkillRepo) -> None:
+    """Each database row brings its own strings: the index keeps one of each (memory)."""
+    for skill_id in ("alpha", "beta"):
+        skill_repo.add_skill(skill_id, files={"references/guide.md": f"{skill_id}\n"}, tags=["docs", "ops"])
+    publish(skill_repo.root, skill_repo.commit())
+
+    alpha, beta = load_index(active_snapshot()).visible(True).skills  # type: ignore[arg-type]
+
+    assert alpha.tags == beta.tags == ("docs", "ops") and alpha.tags is beta.tags
+    [alpha_file], [beta_file] = alpha.files, beta.files
+    assert alpha_file.sha256 != beta_file.sha256
+    assert alpha_file.path is beta_file.path and alpha_file.media_type is beta_file.media_type
+
+
+@pytest.mark.django_db
 def test_read_blob_raises_for_an_unknown_hash() -> None:
     with pytest.raises(BlobNotFound):
         read_blob("0" * 64)
@@ -222,6 +237,37 @@ def test_concurrent_first_loads_build_the_index_once(monkeypatch: pytest.MonkeyP
 
     assert builds == [ref.sha]
     assert len(results) == 8 and all(result is results[0] for result in results)
+
+
+@pytest.mark.django_db
+def test_the_heap_is_trimmed_after_each_build_and_never_on_a_hit(
+    skill_repo: SkillRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    events: list[str] = []
+    real_build, real_search = index._build_index, index._build_search_index
+
+    def build(ref: SnapshotRef) -> SnapshotIndex:
+        events.append("index built")
+        return real_build(ref)
+
+    def build_search(visible: index.VisibleIndex) -> object:
+        events.append("search index built")
+        return real_search(visible)
+
+    monkeypatch.setattr(index, "_build_index", build)
+    monkeypatch.setattr(index, "_build_search_index", build_search)
+    monkeypatch.setattr(index, "release_free_memory", lambda: events.append("trimmed"))
+    skill_repo.add_skill("alpha")
+    skill_repo.add_skill("zeta", required_zdr=True)
+    publish(skill_repo.root, skill_repo.commit())
+
+    for _ in range(2):
+        for cleared in (False, True):
+            view = active_view(cleared)
+            assert view is not None
+            view.search_index()
+
+    assert events == ["index built", "trimmed"] + ["search index built", "trimmed"] * 2
 
 
 @pytest.mark.django_db
