@@ -8,6 +8,7 @@ from bench.cold import search_queries
 from bench.search.cpu import generated_skills, queries
 from bench.search.run import load_corpus, load_queries
 from catalog import search as search_module
+from catalog import textindex
 from catalog.entries import SkillEntry
 from catalog.search import SearchIndex, parse_query
 
@@ -96,13 +97,14 @@ def test_every_page_of_a_cold_query_is_the_reference_order_over_the_generated_co
         assert [hit.skill.id for hit in results[60:]] == expected[60:], (query, tags)
 
 
-def test_the_order_holds_when_term_scores_are_forgotten_between_queries(
+def test_the_order_holds_with_every_stem_dense_and_with_none(
     generated: list[SkillEntry], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A budget of one term's scores: nearly every term is worked out afresh.
-    monkeypatch.setattr(search_module, "TERM_CACHE_POSTINGS", 0)
-    index = SearchIndex(generated)
-    assert_pages_are_the_reference_order(index, some_queries(generated, 60, 5), 7)
+    # DENSE_SHARE 1: only a stem every skill holds is dense; a huge one: every stem is.
+    for share in (1, 1 << 30):
+        monkeypatch.setattr(textindex, "DENSE_SHARE", share)
+        index = SearchIndex(generated)
+        assert_pages_are_the_reference_order(index, some_queries(generated, 60, 5), 7)
 
 
 def test_every_page_is_the_reference_order_over_the_search_benchmark_corpus() -> None:
@@ -129,16 +131,6 @@ def test_deeper_pages_picked_a_few_at_a_time_are_the_reference_order(
         index._ranked.clear()
         deep = [hit.skill.id for hit in index.search(query, tags)[40:50]]
         assert deep == reference_order(index, query, tags)[40:50], (query, tags)
-
-
-def test_remembered_term_scores_stay_within_their_budget(generated: list[SkillEntry]) -> None:
-    index = SearchIndex(generated)
-    for query, tags in some_queries(generated, 200, 21):
-        index.search(query, tags)
-    budget = search_module.TERM_CACHE_POSTINGS * len(generated)
-    held = sum(len(positions) for positions, _ in index._terms.values())
-    assert held == index._term_postings
-    assert budget // 2 < held <= budget
 
 
 def test_a_ranking_whose_keys_are_not_kept_ranks_again_for_a_deeper_page(
