@@ -100,10 +100,13 @@ class SearchHit:
 
 
 def excerpt_of(skill: SkillEntry, held: Held, excerpt_chars: int) -> str:
-    for field, text in ((1, skill.description), (2, skill.instructions)):
-        stems = [term.stem for term, fields in held if fields[field]]
-        if stems:
-            return excerpt_around(text, stems, excerpt_chars)
+    stems = [term.stem for term, fields in held if fields[1]]
+    if stems:
+        return excerpt_around(skill.description, stems, excerpt_chars)
+    stems = [term.stem for term, fields in held if fields[2]]
+    if stems:
+        # Decoded only here: a SkillEntry keeps its instructions as UTF-8.
+        return excerpt_around(skill.instructions, stems, excerpt_chars)
     return skill.description[:excerpt_chars]
 
 
