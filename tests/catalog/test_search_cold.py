@@ -8,7 +8,7 @@ from bench.cold import search_queries
 from bench.search.cpu import generated_skills, queries
 from bench.search.run import load_corpus, load_queries
 from catalog import search as search_module
-from catalog import textindex
+from catalog import searchlabels, textindex
 from catalog.entries import SkillEntry
 from catalog.search import SearchIndex, parse_query
 
@@ -100,11 +100,35 @@ def test_every_page_of_a_cold_query_is_the_reference_order_over_the_generated_co
 def test_the_order_holds_with_every_stem_dense_and_with_none(
     generated: list[SkillEntry], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # DENSE_SHARE 1: only a stem every skill holds is dense; a huge one: every stem is.
+    # Share 1: only a stem (or label) every skill holds is dense, or keeps a bitmap; a huge
+    # share: every one does.
     for share in (1, 1 << 30):
         monkeypatch.setattr(textindex, "DENSE_SHARE", share)
+        monkeypatch.setattr(textindex, "BITMAP_SHARE", share)
+        monkeypatch.setattr(searchlabels, "BITMAP_SHARE", share)
         index = SearchIndex(generated)
         assert_pages_are_the_reference_order(index, some_queries(generated, 60, 5), 7)
+
+
+def test_first_pages_picked_from_the_label_classes_are_the_reference_order(
+    generated: list[SkillEntry], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A first ranking of 12 ranks: the label matches of most two-word topic queries fill it,
+    # so their first pages come from the best label classes alone, counted by bitmaps.
+    monkeypatch.setattr(search_module, "PREFIX", 12)
+    index = SearchIndex(generated)
+    queries = some_queries(generated, 120, 23)
+    by_labels = 0
+    for query, tags in queries:
+        parsed = parse_query(query)
+        exact = set(index._by_exact.get(parsed.whole, ()))
+        counts = (index._tags.counts(parsed), index._keywords.counts(parsed))
+        by_labels += (
+            bool(parsed.terms)
+            and index._by_labels(parsed, tags, exact, index._tagged(tags), *counts) is not None
+        )
+    assert by_labels >= len(queries) // 4
+    assert_pages_are_the_reference_order(index, queries, 12)
 
 
 def test_every_page_is_the_reference_order_over_the_search_benchmark_corpus() -> None:
