@@ -112,18 +112,16 @@ class TextIndex:
         self._bits: dict[str, int] = {}
         self._highest: dict[str, int] = {}
         for stem, found in by_stem.items():
-            scores, fields = _scored(grouped, units, found, size)
-            self._keep(stem, scores, fields)
+            self._keep(stem, *_scored(grouped, units, found, size))
             for word in found:
                 for postings in grouped:
                     postings.pop(word, None)  # freed as it is read: the peak stays near one copy
 
-    def _keep(self, stem: str, scores: dict[int, int], fields: dict[int, int]) -> None:
-        highest = max(scores.values(), default=0)
+    def _keep(self, stem: str, positions: list[int], scores: list[int], fields: Iterable[int]) -> None:
+        highest = max(scores, default=0)
         self._highest[stem] = highest
         code = "I" if highest < 1 << (32 - _FIELD_BITS) else "Q"
-        packed = [score << _FIELD_BITS | fields[position] for position, score in scores.items()]
-        positions = list(scores)  # ascending: built by position
+        packed = [score << _FIELD_BITS | held for score, held in zip(scores, fields, strict=True)]
         if len(positions) * DENSE_SHARE >= self.size:
             dense = array(code, bytes(array(code).itemsize * self.size))
             for position, value in zip(positions, packed, strict=True):
@@ -197,30 +195,45 @@ class TextIndex:
 
 def _scored(
     grouped: list[dict[bytes, array]], units: list[array], words: list[bytes], size: int
-) -> tuple[dict[int, int], dict[int, int]]:
-    """score(stem, d) in millionths for every skill d holding one of `words` (a stem's) in a
-    field, by position, and the fields holding it (name 1, description 2, body 4)."""
-    weighted: dict[int, float] = {}
-    fields: dict[int, int] = {}
+) -> tuple[list[int], list[int], Iterable[int]]:
+    """The skills holding one of `words` (a stem's) in a field, ascending, score(stem, d) in
+    millionths of each, and the fields holding it (name 1, description 2, body 4)."""
+    found = [
+        (field, postings) for field in (2, 1, 0) for word in words if (postings := grouped[field].get(word))
+    ]
     # Fields, and words within a field, added in one fixed order, so the float sums are the
-    # same in every process.
-    for field in (2, 1, 0):
-        unit = units[field]
-        bit = 1 << field
-        for word in words:
-            found = grouped[field].get(word)
-            if found is None:
-                continue
+    # same in every process. A common stem adds into a slot per skill, a rare one into a dict
+    # (a list of every skill for each of thousands of rare stems would cost more than them).
+    weighted: dict[int, float] | list[float]
+    if sum(len(postings) for _, postings in found) * DENSE_SHARE >= size:
+        weighted = [0.0] * size
+        held = bytearray(size)
+        for field, postings in found:
+            unit = units[field]
+            bit = 1 << field
+            for packed in postings:
+                position = packed >> _TF_BITS
+                weighted[position] += (packed & _MAX_TF) * unit[position]
+                held[position] |= bit
+        positions = list(compress(range(size), held))
+        values = list(map(weighted.__getitem__, positions))
+        fields: Iterable[int] = map(held.__getitem__, positions)
+    else:
+        weighted = {}
+        by_position: dict[int, int] = {}
+        for field, postings in found:
+            unit = units[field]
+            bit = 1 << field
             get = weighted.get
-            held = fields.get
-            for packed in found:
+            field_get = by_position.get
+            for packed in postings:
                 position = packed >> _TF_BITS
                 weighted[position] = get(position, 0.0) + (packed & _MAX_TF) * unit[position]
-                fields[position] = held(position, 0) | bit
-    frequency = len(weighted)  # the skills holding the stem in any field
+                by_position[position] = field_get(position, 0) | bit
+        positions = sorted(weighted)
+        values = [weighted[position] for position in positions]
+        fields = map(by_position.__getitem__, positions)
+    frequency = len(positions)  # the skills holding the stem in any field
     idf = math.log(1 + (size - frequency + 0.5) / (frequency + 0.5))
     factor = idf * (K1 + 1) * SCALE
-    ordered = sorted(weighted)
-    return {
-        position: round(factor * weighted[position] / (K1 + weighted[position])) for position in ordered
-    }, fields
+    return positions, [round(factor * value / (K1 + value)) for value in values], fields
