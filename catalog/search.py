@@ -19,14 +19,31 @@ Order, higher first, each component deciding only ties of the ones before it:
 then id ascending. Every component is an integer, so the order is the same in every process.
 A skill that matches nothing is not a result.
 
-Speed: postings of stems, label postings and field lengths are built once per index; each
-stem's text scores are worked out once and remembered (a bounded number of postings per
-index), so a query never seen before whose words are not new costs a sum of prepared
-integers. Each match gets one integer key packing the whole order; a first ranking picks its
-first PREFIX ranks without sorting every match, and the whole order is worked out when a
-rank past them is first read. A ranking is remembered (a bounded number per index), so the
-later pages of a query cost a look-up. A hit's reasons and excerpt are worked out only for
-the page that is returned.
+Speed: every (stem, skill) text score is worked out once, at build (catalog.textindex: a
+slot per skill for a stem at least a quarter of the skills hold, pairs by position for a
+rarer one), so a query never seen before costs no float arithmetic. Each match's place is
+one integer key packing the whole order (SearchIndex._keys). A first ranking works out only
+its first PREFIX ranks, one of two ways:
+
+- by labels, when the skills matching by exact id or name, a tag or a keyword are at least
+  PREFIX (nearly every query of topic words): the first three components come from the label
+  postings alone (a Counter over them), and every such skill ranks above every skill matching
+  by text only, so only the members of the best label classes (exact, tag count, keyword
+  count) that together hold PREFIX skills get a text score, read by position from the
+  prepared scores; the other matches are never scored. The count of matches, which the
+  pages' cursors need, is the size of a union of bitmaps (catalog.searchbits): the holders of
+  each term's stem in the text, tags and keywords, the labels matched whole and the exact
+  matches;
+- else by every match: the keys of all of them (a sum of prepared integers), the PREFIX
+  smallest picked without sorting them all, and kept (8 bytes a match) so a deeper page
+  picks more the same way.
+
+The whole order is worked out when a rank past the first ones is first read (a ranking made
+by labels ranks every match then). A ranking is remembered (a bounded number per index), so
+the later pages of a query cost a look-up. A hit's reasons and excerpt are worked out only
+for the page that is returned (the instructions decoded only when the description holds no
+term). Rankings and their order are the same either way: tests/catalog/test_search_cold.py
+compares every page with a plain sort of the documented key.
 """
 
 import heapq
