@@ -72,6 +72,9 @@ KEPT_HITS = 40
 # Ranks a first ranking works out (the rest when a deeper page is read): the kept hits and
 # the one past them, which tells the page of KEPT_HITS whether more follow.
 PREFIX = KEPT_HITS + 1
+# Label postings a ranking by labels counts at most (a tag's postings are counted once per
+# possible keyword count): a query of more labelled terms than that ranks every match.
+LABEL_PASSES = 32
 # The smallest key an array("q") holds; a ranking with a smaller one (a huge tag or keyword
 # count) keeps no keys and ranks again when a deeper page is read.
 KEPT_KEY_MIN = -(1 << 63)
@@ -201,12 +204,12 @@ class SearchIndex:
         if not query.terms:
             positions = array("i", self._ordered(exact if allowed is None else exact & allowed, {}))
             return Ranking(positions, len(positions))
-        tag_counts = self._tags.counts(query)
-        keyword_counts = self._keywords.counts(query)
         if not whole and self._id_rank is None:
-            found = self._by_labels(query, tags, exact, allowed, tag_counts, keyword_counts)
+            found = self._by_labels(query, tags, exact, allowed)
             if found is not None:
                 return found
+        tag_counts = self._tags.counts(query)
+        keyword_counts = self._keywords.counts(query)
         keys = self._keys(query, exact, allowed, tag_counts, keyword_counts)
         if whole or len(keys) <= 4 * PREFIX:
             return Ranking(self._decoded(sorted(keys)), len(keys))
@@ -219,13 +222,7 @@ class SearchIndex:
         return Ranking(prefix, len(keys), lambda _: self._rank(query, tags, whole=True).positions)
 
     def _by_labels(
-        self,
-        query: Query,
-        tags: Sequence[str],
-        exact: set[int],
-        allowed: set[int] | None,
-        tag_counts: Counter[int],
-        keyword_counts: Counter[int],
+        self, query: Query, tags: Sequence[str], exact: set[int], allowed: set[int] | None
     ) -> "Ranking | None":
         """The first PREFIX ranks when the skills matching by exact id or name, a tag or a
         keyword are at least that many (else None): the first three components are worked
@@ -233,34 +230,39 @@ class SearchIndex:
         by text only, so only the best classes of them, by (exact, tag count, keyword
         count), that hold PREFIX skills need a text score. The rest of the ranking is worked
         out whole when a deeper page is read; the count of matches is a union of bitmaps."""
-        members = list(
-            exact.union(tag_counts, keyword_counts)
-            if allowed is None
-            else exact.union(tag_counts, keyword_counts) & allowed
-        )
-        if len(members) < PREFIX:
+        tag_lists = self._tags.postings(query)
+        keyword_lists = self._keywords.postings(query)
+        keyword_radix = len(keyword_lists) + 1  # more than any keyword count
+        if len(tag_lists) * keyword_radix > LABEL_PASSES:
             return None
-        # Each member's class, (exact, tag count, keyword count) packed in one integer, in
-        # passes over the members that run in C (map), not a Python loop per member.
-        tag_radix = max(tag_counts.values(), default=0) + 1
-        keyword_radix = max(keyword_counts.values(), default=0) + 1
-        classes = map(mul, map(tag_counts.get, members, repeat(0)), repeat(keyword_radix))
-        if exact:
-            raised = map(mul, map(exact.__contains__, members), repeat(tag_radix * keyword_radix))
-            classes = map(add, classes, raised)
-        labels = list(map(add, classes, map(keyword_counts.get, members, repeat(0))))
+        # Each member's class, (exact, tag count, keyword count) packed in one integer, counted
+        # in C: a keyword adds 1, a tag keyword_radix (its postings counted that many times).
+        labels: Counter[int] = Counter()
+        for positions in keyword_lists:
+            labels.update(positions)
+        for positions in tag_lists:
+            for _ in range(keyword_radix):
+                labels.update(positions)
+        for position in exact:
+            labels[position] += (len(tag_lists) + 1) * keyword_radix
+        if allowed is not None:
+            labels = Counter({position: labels[position] for position in labels.keys() & allowed})
+        if len(labels) < PREFIX:
+            return None
         # The classes that hold the first PREFIX members, best first: their members and no others.
         lowest = 0
         held = 0
-        for label, count in sorted(Counter(labels).items(), reverse=True):
+        for label, count in sorted(Counter(labels.values()).items(), reverse=True):
             held += count
             if held >= PREFIX:
                 lowest = label
                 break
+        members = list(labels)
+        classes = list(labels.values())
         if held < len(members):
-            kept = list(map(ge, labels, repeat(lowest)))
+            kept = list(map(ge, classes, repeat(lowest)))
             members = list(compress(members, kept))
-            labels = list(compress(labels, kept))
+            classes = list(compress(classes, kept))
         text = self.text
         totals: Iterable[int] = repeat(0)
         for term in query.terms:
@@ -269,7 +271,7 @@ class SearchIndex:
         size = len(self.skills)
         score_radix = (max(scores) + 1) * size
         keys = map(
-            sub, members, map(add, map(mul, labels, repeat(score_radix)), map(mul, scores, repeat(size)))
+            sub, members, map(add, map(mul, classes, repeat(score_radix)), map(mul, scores, repeat(size)))
         )
         prefix = array("i", [key % size for key in heapq.nsmallest(PREFIX, keys)])
         matching = self._tags.holders(query) | self._keywords.holders(query)

@@ -78,11 +78,16 @@ class Labels:
     def counts(self, query: Query) -> Counter[int]:
         """How many terms (and labels matched whole) each skill's labels match."""
         counts: Counter[int] = Counter()
-        for term in query.terms:
-            counts.update(self._by_stem.get(term.stem, _NOWHERE))
-        for positions in self._whole(query):
+        for positions in self.postings(query):
             counts.update(positions)
         return counts
+
+    def postings(self, query: Query) -> list[Collection[int]]:
+        """The skills of each term's stem (those that have one), then of each label matched
+        whole: a skill's count is how many of these hold it."""
+        found = [self._by_stem[term.stem] for term in query.terms if term.stem in self._by_stem]
+        found.extend(self._whole(query))
+        return found
 
     def holders(self, query: Query) -> int:
         """The skills whose labels match `query`, as a bitmap (catalog.searchbits)."""
