@@ -162,3 +162,16 @@ def test_a_ranking_whose_keys_are_not_kept_ranks_again_for_a_deeper_page(
     monkeypatch.setattr(search_module, "KEPT_KEY_MIN", 0)
     index = SearchIndex(generated)
     assert_pages_are_the_reference_order(index, some_queries(generated, 60, 13), 20)
+
+
+def test_a_query_of_more_label_postings_than_label_passes_ranks_every_match(
+    generated: list[SkillEntry], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_module, "PREFIX", 3)
+    index = SearchIndex(generated)
+    parsed = parse_query("kubernetes terraform")  # two tags and a keyword (terraform): 2 * 2 passes
+    monkeypatch.setattr(search_module, "LABEL_PASSES", 4)
+    assert index._by_labels(parsed, (), set(), None) is not None
+    monkeypatch.setattr(search_module, "LABEL_PASSES", 3)
+    assert index._by_labels(parsed, (), set(), None) is None
+    assert_pages_are_the_reference_order(index, some_queries(generated, 30, 31), 3)
