@@ -122,10 +122,10 @@ class TextIndex:
         dense_left = DENSE_STEMS
         for stem in sorted(by_stem, key=held.__getitem__, reverse=True):
             found = by_stem[stem]
-            positions, scores, fields = _scored(grouped, units, found, size)
+            positions, scores, holding = _scored(grouped, units, found, size)
             dense = dense_left > 0 and len(positions) * DENSE_SHARE >= size
             dense_left -= dense
-            self._keep(stem, dense, positions, scores, fields)
+            self._keep(stem, dense, positions, scores, holding)
             for word in found:
                 for postings in grouped:
                     postings.pop(word, None)  # freed as it is read: the peak stays near one copy
@@ -138,10 +138,10 @@ class TextIndex:
         code = "I" if highest < 1 << (32 - _FIELD_BITS) else "Q"
         packed = [score << _FIELD_BITS | held for score, held in zip(scores, fields, strict=True)]
         if dense:
-            dense = array(code, bytes(array(code).itemsize * self.size))
+            slots = array(code, bytes(array(code).itemsize * self.size))
             for position, value in zip(positions, packed, strict=True):
-                dense[position] = value
-            self._dense[stem] = dense
+                slots[position] = value
+            self._dense[stem] = slots
         else:
             if code != self._packed.typecode:
                 self._packed = array(code, self._packed)
