@@ -19,25 +19,44 @@ Order, higher first, each component deciding only ties of the ones before it:
 then id ascending. Every component is an integer, so the order is the same in every process.
 A skill that matches nothing is not a result.
 
-Speed: postings of stems, label postings and field lengths are built once per index; each
-stem's text scores are worked out once and remembered (a bounded number of postings per
-index), so a query never seen before whose words are not new costs a sum of prepared
-integers. Each match gets one integer key packing the whole order; a first ranking picks its
-first PREFIX ranks without sorting every match, and the whole order is worked out when a
-rank past them is first read. A ranking is remembered (a bounded number per index), so the
-later pages of a query cost a look-up. A hit's reasons and excerpt are worked out only for
-the page that is returned.
+Speed: every (stem, skill) text score is worked out once, at build (catalog.textindex: a
+slot per skill for a stem at least a quarter of the skills hold, pairs by position for a
+rarer one), so a query never seen before costs no float arithmetic. Each match's place is
+one integer key packing the whole order (SearchIndex._keys). A first ranking works out only
+its first PREFIX ranks, one of two ways:
+
+- by labels, when the skills matching by exact id or name, a tag or a keyword are at least
+  PREFIX (nearly every query of topic words): the first three components come from the label
+  postings alone (a Counter over them), and every such skill ranks above every skill matching
+  by text only, so only the members of the best label classes (exact, tag count, keyword
+  count) that together hold PREFIX skills get a text score, read by position from the
+  prepared scores; the other matches are never scored. The count of matches, which the
+  pages' cursors need, is the size of a union of bitmaps (catalog.searchbits): the holders of
+  each term's stem in the text, tags and keywords, the labels matched whole and the exact
+  matches;
+- else by every match: the keys of all of them (a sum of prepared integers), the PREFIX
+  smallest picked without sorting them all, and kept (8 bytes a match) so a deeper page
+  picks more the same way.
+
+The whole order is worked out when a rank past the first ones is first read (a ranking made
+by labels ranks every match then). A ranking is remembered (a bounded number per index), so
+the later pages of a query cost a look-up. A hit's reasons and excerpt are worked out only
+for the page that is returned (the instructions decoded only when the description holds no
+term). Rankings and their order are the same either way: tests/catalog/test_search_cold.py
+compares every page with a plain sort of the documented key.
 """
 
 import heapq
 import threading
 from array import array
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Collection, Iterable, Sequence
-from itertools import pairwise
+from itertools import compress, pairwise, repeat
+from operator import add, ge, mul, rshift, sub
 from typing import overload
 
 from catalog.entries import SkillEntry
+from catalog.searchbits import bitmap
 from catalog.searchlabels import Labels, freeze_lists
 from catalog.searchquery import Held, Query, Term, normalise, parse_query
 from catalog.textindex import TextIndex
@@ -53,9 +72,9 @@ KEPT_HITS = 40
 # Ranks a first ranking works out (the rest when a deeper page is read): the kept hits and
 # the one past them, which tells the page of KEPT_HITS whether more follow.
 PREFIX = KEPT_HITS + 1
-# Text scores of stems an index remembers: at most this many (position, score) pairs per
-# skill indexed, 6 bytes a pair (about 290 bytes a skill, a fifth of the index's own size).
-TERM_CACHE_POSTINGS = 48
+# Label postings a ranking by labels counts at most (a tag's postings are counted once per
+# possible keyword count): a query of more labelled terms than that ranks every match.
+LABEL_PASSES = 32
 # The smallest key an array("q") holds; a ranking with a smaller one (a huge tag or keyword
 # count) keeps no keys and ranks again when a deeper page is read.
 KEPT_KEY_MIN = -(1 << 63)
@@ -101,10 +120,13 @@ class SearchHit:
 
 
 def excerpt_of(skill: SkillEntry, held: Held, excerpt_chars: int) -> str:
-    for field, text in ((1, skill.description), (2, skill.instructions)):
-        stems = [term.stem for term, fields in held if fields[field]]
-        if stems:
-            return excerpt_around(text, stems, excerpt_chars)
+    stems = [term.stem for term, fields in held if fields[1]]
+    if stems:
+        return excerpt_around(skill.description, stems, excerpt_chars)
+    stems = [term.stem for term, fields in held if fields[2]]
+    if stems:
+        # Decoded only here: a SkillEntry keeps its instructions as UTF-8.
+        return excerpt_around(skill.instructions, stems, excerpt_chars)
     return skill.description[:excerpt_chars]
 
 
@@ -126,14 +148,15 @@ class SearchIndex:
 
     def __init__(self, skills: Iterable[SkillEntry]) -> None:
         self.skills: tuple[SkillEntry, ...] = tuple(skills)
-        self.text = TextIndex([(s.name, s.description, s.instructions) for s in self.skills])
+        # One body decoded at a time (a SkillEntry keeps its instructions as UTF-8).
+        self.text = TextIndex(
+            ((s.name, s.description, s.instructions) for s in self.skills), len(self.skills)
+        )
         self._tags = Labels(skill.tags for skill in self.skills)
         self._keywords = Labels(skill.keywords for skill in self.skills)
         self._by_tag = freeze_lists((tag.casefold() for tag in skill.tags) for skill in self.skills)
         self._by_exact = freeze_lists((skill.id.casefold(), skill.name.casefold()) for skill in self.skills)
         self._ranked: OrderedDict[tuple[str, tuple[str, ...]], SearchResults] = OrderedDict()
-        self._terms: OrderedDict[str, tuple[array, array]] = OrderedDict()
-        self._term_postings = 0
         self._lock = threading.Lock()
         # Ties are broken by id: a position's place in id order (the identity when the skills
         # come sorted by id, as a snapshot's always do).
@@ -181,7 +204,13 @@ class SearchIndex:
         if not query.terms:
             positions = array("i", self._ordered(exact if allowed is None else exact & allowed, {}))
             return Ranking(positions, len(positions))
-        keys = self._keys(query, exact, allowed)
+        if not whole and self._id_rank is None:
+            found = self._by_labels(query, tags, exact, allowed)
+            if found is not None:
+                return found
+        tag_counts = self._tags.counts(query)
+        keyword_counts = self._keywords.counts(query)
+        keys = self._keys(query, exact, allowed, tag_counts, keyword_counts)
         if whole or len(keys) <= 4 * PREFIX:
             return Ranking(self._decoded(sorted(keys)), len(keys))
         # The first pages are what nearly every request reads: the PREFIX smallest keys cost
@@ -192,13 +221,80 @@ class SearchIndex:
             return Ranking(prefix, len(keys), self._decoded, array("q", keys))
         return Ranking(prefix, len(keys), lambda _: self._rank(query, tags, whole=True).positions)
 
-    def _keys(self, query: Query, exact: set[int], allowed: set[int] | None) -> list[int]:
+    def _by_labels(
+        self, query: Query, tags: Sequence[str], exact: set[int], allowed: set[int] | None
+    ) -> "Ranking | None":
+        """The first PREFIX ranks when the skills matching by exact id or name, a tag or a
+        keyword are at least that many (else None): the first three components are worked
+        out from the label postings alone, and those skills rank above every skill matching
+        by text only, so only the best classes of them, by (exact, tag count, keyword
+        count), that hold PREFIX skills need a text score. The rest of the ranking is worked
+        out whole when a deeper page is read; the count of matches is a union of bitmaps."""
+        tag_lists = self._tags.postings(query)
+        keyword_lists = self._keywords.postings(query)
+        keyword_radix = len(keyword_lists) + 1  # more than any keyword count
+        if len(tag_lists) * keyword_radix > LABEL_PASSES:
+            return None
+        # Each member's class, (exact, tag count, keyword count) packed in one integer, counted
+        # in C: a keyword adds 1, a tag keyword_radix (its postings counted that many times).
+        labels: Counter[int] = Counter()
+        for positions in keyword_lists:
+            labels.update(positions)
+        for positions in tag_lists:
+            for _ in range(keyword_radix):
+                labels.update(positions)
+        for position in exact:
+            labels[position] += (len(tag_lists) + 1) * keyword_radix
+        if allowed is not None:
+            labels = Counter({position: labels[position] for position in labels.keys() & allowed})
+        if len(labels) < PREFIX:
+            return None
+        # The classes that hold the first PREFIX members, best first: their members and no others.
+        lowest = 0
+        held = 0
+        for label, count in sorted(Counter(labels.values()).items(), reverse=True):
+            held += count
+            if held >= PREFIX:
+                lowest = label
+                break
+        members = list(labels)
+        classes = list(labels.values())
+        if held < len(members):
+            kept = list(map(ge, classes, repeat(lowest)))
+            members = list(compress(members, kept))
+            classes = list(compress(classes, kept))
+        text = self.text
+        totals: Iterable[int] = repeat(0)
+        for term in query.terms:
+            totals = map(add, totals, map(rshift, text.packed(term.stem, members), repeat(3)))
+        scores = list(totals)
+        size = len(self.skills)
+        score_radix = (max(scores) + 1) * size
+        keys = map(
+            sub, members, map(add, map(mul, classes, repeat(score_radix)), map(mul, scores, repeat(size)))
+        )
+        prefix = array("i", [key % size for key in heapq.nsmallest(PREFIX, keys)])
+        matching = self._tags.holders(query) | self._keywords.holders(query)
+        if exact:
+            matching |= bitmap(exact, size)
+        for term in query.terms:
+            matching |= text.holders(term.stem)
+        if allowed is not None:
+            matching &= bitmap(allowed, size)
+        return Ranking(prefix, matching.bit_count(), lambda _: self._rank(query, tags, whole=True).positions)
+
+    def _keys(
+        self,
+        query: Query,
+        exact: set[int],
+        allowed: set[int] | None,
+        tag_counts: Counter[int],
+        keyword_counts: Counter[int],
+    ) -> list[int]:
         """One integer per matching skill, smaller first in the order of docs/reference.md#search:
         the components (exact, tag count, keyword count, text score, id rank) packed in that
         order, each in a radix larger than any of its values, negated but for the id rank, so
         comparing two keys compares the tuples component by component."""
-        tag_counts = self._tags.counts(query)
-        keyword_counts = self._keywords.counts(query)
         scores = self._text_scores(query.terms)
         size = len(self.skills) or 1
         rank = self._id_rank
@@ -246,43 +342,17 @@ class SearchIndex:
     def _text_scores(self, terms: Sequence[Term]) -> dict[int, int]:
         """The text score of every skill holding any term: integers, so the sum is the same
         whatever the order of addition."""
-        found = [self._term_scores(term.stem) for term in terms]
-        found.sort(key=lambda pair: len(pair[0]), reverse=True)
+        found = [self.text.scores(term.stem) for term in terms]
+        found.sort(key=len, reverse=True)
         if not found:
             return {}
-        total = dict(zip(*found[0], strict=True))
-        for positions, scores in found[1:]:
-            more = dict(zip(positions, scores, strict=True))
+        total = found[0]
+        for more in found[1:]:
             # Only the skills holding both need an addition; the rest are copied whole.
             both = {position: total[position] + more[position] for position in total.keys() & more.keys()}
             total.update(more)
             total.update(both)
         return total
-
-    def _term_scores(self, stem: str) -> tuple[array, array]:
-        """A stem's text scores, (positions, scores) in two arrays: remembered per index while
-        they fit in TERM_CACHE_POSTINGS per skill, the least recently used forgotten first, so
-        a query never seen before whose words are not new costs a sum of prepared integers."""
-        with self._lock:
-            found = self._terms.get(stem)
-            if found is not None:
-                self._terms.move_to_end(stem)
-                return found
-        scores = self.text.scores(stem)
-        # 6 bytes a pair at most 65,535 skills: a score is at most idf * (K1 + 1) millionths.
-        highest = max(scores.values(), default=0)
-        found = (
-            array("H" if len(self.skills) <= 0xFFFF else "i", scores.keys()),
-            array("i" if highest < 1 << 31 else "q", scores.values()),
-        )
-        with self._lock:
-            self._terms[stem] = found
-            self._term_postings += len(scores)
-            budget = TERM_CACHE_POSTINGS * max(len(self.skills), 1)
-            while self._term_postings > budget and len(self._terms) > 1:
-                _, (dropped, _) = self._terms.popitem(last=False)
-                self._term_postings -= len(dropped)
-        return found
 
     def _ordered(self, positions: Collection[int], scores: dict[int, int]) -> list[int]:
         """`positions` by score (higher first), then id: one integer key each."""

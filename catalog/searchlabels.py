@@ -8,8 +8,9 @@ counted once). A label without a letter or digit never matches.
 """
 
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 
+from catalog.searchbits import BITMAP_SHARE, bitmap
 from catalog.searchquery import Query
 from catalog.textwords import in_word, stem, words
 
@@ -34,12 +35,15 @@ def found_whole(label: str, folded_query: str) -> bool:
 
 class Labels:
     """Tags, or keywords: which skills have a label word of each stem, and the labels that
-    could match whole on their own (several words, symbols, or a stop word), by first word."""
+    could match whole on their own (several words, symbols, or a stop word), by first word;
+    the skills of a stem held by at least 1 / BITMAP_SHARE of them also as a bitmap."""
 
     def __init__(self, labels_per_skill: Iterable[Iterable[str]]) -> None:
         by_stem: dict[str, set[int]] = {}
         by_first_word: dict[str, dict[str, set[int]]] = {}
+        self.size = 0
         for position, labels in enumerate(labels_per_skill):
+            self.size = position + 1
             for label in labels:
                 folded = label.casefold()
                 label_words = words(folded)
@@ -50,6 +54,11 @@ class Labels:
                 if label_words and (label_words != [folded] or stem(folded) is None):
                     by_first_word.setdefault(label_words[0], {}).setdefault(folded, set()).add(position)
         self._by_stem = _freeze(by_stem)
+        self._bits = {
+            label_stem: bitmap(positions, self.size)
+            for label_stem, positions in by_stem.items()
+            if len(positions) * BITMAP_SHARE >= self.size
+        }
         self._by_first_word = {
             word: tuple((label, _frozen(positions)) for label, positions in labels.items())
             for word, labels in by_first_word.items()
@@ -69,13 +78,33 @@ class Labels:
     def counts(self, query: Query) -> Counter[int]:
         """How many terms (and labels matched whole) each skill's labels match."""
         counts: Counter[int] = Counter()
+        for positions in self.postings(query):
+            counts.update(positions)
+        return counts
+
+    def postings(self, query: Query) -> list[Collection[int]]:
+        """The skills of each term's stem (those that have one), then of each label matched
+        whole: a skill's count is how many of these hold it."""
+        found = [self._by_stem[term.stem] for term in query.terms if term.stem in self._by_stem]
+        found.extend(self._whole(query))
+        return found
+
+    def holders(self, query: Query) -> int:
+        """The skills whose labels match `query`, as a bitmap (catalog.searchbits)."""
+        found = 0
         for term in query.terms:
-            counts.update(self._by_stem.get(term.stem, _NOWHERE))
+            bits = self._bits.get(term.stem)
+            found |= bits if bits is not None else bitmap(self._by_stem.get(term.stem, _NOWHERE), self.size)
+        for positions in self._whole(query):
+            found |= bitmap(positions, self.size)
+        return found
+
+    def _whole(self, query: Query) -> Iterator[Collection[int]]:
+        """The skills of each label matched whole by `query` that is not one of its words."""
         for word in query.all_words:
             for label, positions in self._by_first_word.get(word, ()):
                 if label not in query.content_words and found_whole(label, query.whole):
-                    counts.update(positions)
-        return counts
+                    yield positions
 
 
 def _frozen(positions: set[int]) -> Collection[int]:

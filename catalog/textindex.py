@@ -23,8 +23,11 @@ scores are exact integers: equal for every process and every order of the query'
 import math
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sized
+from itertools import compress, repeat
+from operator import rshift
 
+from catalog.searchbits import BITMAP_SHARE, bitmap
 from catalog.textwords import token_stem, word_counts
 
 FIELDS = ("name", "description", "body")
@@ -37,62 +40,43 @@ SCALE = 1_000_000
 # A term frequency is kept in 16 bits; far past K1, so clamping changes no order.
 _TF_BITS = 16
 _MAX_TF = (1 << _TF_BITS) - 1
-
-
-class _FieldPostings:
-    """For each word, the skills whose field holds it and how often: one integer a skill,
-    position << 16 | term frequency, ascending, in one array shared by every word (an array
-    per word would cost more in headers than most of its postings)."""
-
-    __slots__ = ("_packed", "_spans")
-
-    def __init__(self, grouped: dict[bytes, array], code: str) -> None:
-        self._packed = array(code)
-        self._spans: dict[bytes, int] = {}
-        for word, packed in grouped.items():
-            self._spans[word] = len(self._packed) << 32 | len(packed)
-            self._packed.extend(packed)
-
-    def get(self, word: bytes) -> memoryview | None:
-        span = self._spans.get(word)
-        if span is None:
-            return None
-        start = span >> 32
-        return memoryview(self._packed)[start : start + (span & 0xFFFFFFFF)]
-
-    def holds(self, word: bytes, position: int) -> bool:
-        span = self._spans.get(word)
-        if span is None:
-            return False
-        start = span >> 32
-        end = start + (span & 0xFFFFFFFF)
-        found = bisect_left(self._packed, position << _TF_BITS, start, end)
-        return found < end and self._packed[found] >> _TF_BITS == position
-
-    def holds_any(self, words: Sequence[bytes], position: int) -> bool:
-        for word in words:
-            if self.holds(word, position):
-                return True
-        return False
-
-    def words(self) -> Iterable[bytes]:
-        return self._spans.keys()
+# A stem held by at least 1 / DENSE_SHARE of the skills keeps its scores in one slot per skill
+# (4 bytes each, no position stored), read by position at once, when it is one of the
+# DENSE_STEMS most common stems; any other keeps (position, score) pairs, 6 bytes each at most
+# 65,535 skills, read by position through a dict made of them per query (a cost per pair).
+# Dense costs at most 4 / (6 / 16) = 10.7 times the pairs it replaces, and 4 * DENSE_STEMS
+# bytes a skill at most (1.2 KB; 11.7 MB at 9,505 skills, where all 308 stems are dense).
+DENSE_SHARE = 16
+DENSE_STEMS = 320
+# Each score is kept with the fields holding the stem in its low bits (name 1, description 2,
+# body 4): a slot of 0 is a skill not holding it.
+_FIELD_BITS = 3
 
 
 class TextIndex:
-    """Postings of words per field, the words of each stem, and field lengths, built once.
+    """The text score of every (stem, skill) worked out once, at build, with the fields that
+    hold the stem, and field lengths only while building.
 
-    Postings are kept per word rather than per stem, so that building them is counting
-    words (stems are worked out once per distinct word); a term's postings are those of the
-    words with its stem (usually one or two: `test`, `tests`, `testing`)."""
+    Scores are kept per stem: dense (one slot per skill) for the DENSE_STEMS most common stems
+    at least 1 / DENSE_SHARE of the skills hold, else (position, score) pairs by position in
+    two arrays shared by every such stem (an array per stem would cost more in headers than
+    most of its pairs).
+    A stem held by at least 1 / BITMAP_SHARE of the skills also keeps the set of its holders
+    as a bitmap (catalog.searchbits), which counts the matches of a query at once."""
 
-    def __init__(self, texts: Sequence[tuple[str, str, str]]) -> None:
-        """`texts`: (name, description, body) of each skill, by position."""
-        self.size = len(texts)
-        code = "I" if self.size <= 0xFFFF else "Q"
+    def __init__(self, texts: Iterable[tuple[str, str, str]], count: int | None = None) -> None:
+        """`texts`: (name, description, body) of each skill, by position, read once (so a
+        generator decoding one body at a time never holds every body at once); `count`, how
+        many there are when `texts` has no length."""
+        if count is None:
+            assert isinstance(texts, Sized)
+            count = len(texts)
+        code = "I" if count <= 0xFFFF else "Q"  # position << 16 | tf
         grouped: list[dict[bytes, array]] = [{}, {}, {}]
         lengths = [array("I"), array("I"), array("I")]
+        size = 0
         for position, fields in enumerate(texts):
+            size = position + 1
             shifted = position << _TF_BITS
             for field, text in enumerate(fields):
                 counts, length = word_counts(text)
@@ -104,18 +88,17 @@ class TextIndex:
                         postings[word].append(packed)
                     except KeyError:
                         postings[word] = array(code, (packed,))
-        self._fields = tuple(_FieldPostings(field, code) for field in grouped)
+        self.size = size
         by_stem: dict[str, list[bytes]] = {}
-        for word in dict.fromkeys(word for field in self._fields for word in field.words()):
+        for word in dict.fromkeys(word for field in grouped for word in field):
             by_stem.setdefault(token_stem(word), []).append(word)
-        self._words = {stem: tuple(found) for stem, found in by_stem.items()}
         # W[f] / (1 - B[f] + B[f] * len / avglen), per skill and field: what one occurrence
         # of a term in that field of that skill adds to tf~.
-        self._unit: list[array] = []
+        units: list[array] = []
         for field, field_lengths in enumerate(lengths):
-            average = sum(field_lengths) / self.size if self.size else 0.0
+            average = sum(field_lengths) / size if size else 0.0
             weight, b = WEIGHTS[field], B[field]
-            self._unit.append(
+            units.append(
                 array(
                     "d",
                     (
@@ -124,44 +107,148 @@ class TextIndex:
                     ),
                 )
             )
+        del lengths
+        self._dense: dict[str, array] = {}
+        self._spans: dict[str, int] = {}
+        self._positions = array("H" if size <= 0xFFFF else "I")
+        self._packed = array("I")
+        self._bits: dict[str, int] = {}
+        self._highest: dict[str, int] = {}
+        # The most common stems first (by postings over the three fields), to pick the dense ones.
+        held = {
+            stem: sum(len(field.get(word, ())) for field in grouped for word in found)
+            for stem, found in by_stem.items()
+        }
+        dense_left = DENSE_STEMS
+        for stem in sorted(by_stem, key=held.__getitem__, reverse=True):
+            found = by_stem[stem]
+            positions, scores, holding = _scored(grouped, units, found, size)
+            dense = dense_left > 0 and len(positions) * DENSE_SHARE >= size
+            dense_left -= dense
+            self._keep(stem, dense, positions, scores, holding)
+            for word in found:
+                for postings in grouped:
+                    postings.pop(word, None)  # freed as it is read: the peak stays near one copy
+
+    def _keep(
+        self, stem: str, dense: bool, positions: list[int], scores: list[int], fields: Iterable[int]
+    ) -> None:
+        highest = max(scores, default=0)
+        self._highest[stem] = highest
+        code = "I" if highest < 1 << (32 - _FIELD_BITS) else "Q"
+        packed = [score << _FIELD_BITS | held for score, held in zip(scores, fields, strict=True)]
+        if dense:
+            slots = array(code, bytes(array(code).itemsize * self.size))
+            for position, value in zip(positions, packed, strict=True):
+                slots[position] = value
+            self._dense[stem] = slots
+        else:
+            if code != self._packed.typecode:
+                self._packed = array(code, self._packed)
+            self._spans[stem] = len(self._positions) << 32 | len(positions)
+            self._positions.extend(positions)
+            self._packed.extend(packed)
+        if len(positions) * BITMAP_SHARE >= self.size:
+            self._bits[stem] = bitmap(positions, self.size)
+
+    def _span(self, stem: str) -> tuple[int, int]:
+        span = self._spans.get(stem)
+        if span is None:
+            return 0, 0
+        start = span >> 32
+        return start, start + (span & 0xFFFFFFFF)
+
+    def holders(self, stem: str) -> int:
+        """The skills holding `stem` in a text field, as a bitmap (catalog.searchbits)."""
+        found = self._bits.get(stem)
+        if found is not None:
+            return found
+        start, end = self._span(stem)
+        return bitmap(self._positions[start:end], self.size)
+
+    def packed(self, stem: str, positions: Iterable[int]) -> Iterator[int]:
+        """score << 3 | fields of `stem` for each of `positions` (0 where it is not held)."""
+        dense = self._dense.get(stem)
+        if dense is not None:
+            return map(dense.__getitem__, positions)
+        start, end = self._span(stem)
+        pairs = dict(zip(self._positions[start:end], self._packed[start:end], strict=True))
+        return map(pairs.get, positions, repeat(0))
+
+    def score_arrays(self, stem: str) -> tuple[Iterable[int], Iterable[int]]:
+        """(positions ascending, scores) of every skill holding `stem` in a text field."""
+        dense = self._dense.get(stem)
+        if dense is not None:
+            return compress(range(self.size), dense), map(rshift, filter(None, dense), repeat(_FIELD_BITS))
+        start, end = self._span(stem)
+        return self._positions[start:end], map(rshift, self._packed[start:end], repeat(_FIELD_BITS))
 
     def scores(self, stem: str) -> dict[int, int]:
         """score(stem, d) in millionths, for every skill d holding `stem` in a text field."""
-        weighted: dict[int, float] = {}
-        # Fields, and words within a field, added in one fixed order, so the float sums are
-        # the same in every process.
-        for field in (2, 1, 0):
-            unit = self._unit[field]
-            for word in self._words.get(stem, ()):
-                found = self._fields[field].get(word)
-                if found is None:
-                    continue
-                if not weighted:
-                    weighted = {
-                        packed >> _TF_BITS: (packed & _MAX_TF) * unit[packed >> _TF_BITS] for packed in found
-                    }
-                    continue
-                get = weighted.get
-                for packed in found:
-                    position = packed >> _TF_BITS
-                    weighted[position] = get(position, 0.0) + (packed & _MAX_TF) * unit[position]
-        frequency = len(weighted)  # the skills holding the stem in any field
-        idf = math.log(1 + (self.size - frequency + 0.5) / (frequency + 0.5))
-        factor = idf * (K1 + 1) * SCALE
-        return {position: round(factor * value / (K1 + value)) for position, value in weighted.items()}
+        positions, scores = self.score_arrays(stem)
+        return dict(zip(positions, scores, strict=True))
+
+    def highest(self, stem: str) -> int:
+        """The largest score(stem, d) of any skill."""
+        return self._highest.get(stem, 0)
 
     def fields_holding(self, stem: str, position: int) -> tuple[bool, bool, bool]:
         """Whether the name, the description and the body of the skill at `position` hold `stem`."""
-        found = self._words.get(stem)
-        if found is None:
-            return False, False, False
-        name, description, body = self._fields
-        return (
-            name.holds_any(found, position),
-            description.holds_any(found, position),
-            body.holds_any(found, position),
-        )
+        dense = self._dense.get(stem)
+        if dense is not None:
+            fields = dense[position]
+        else:
+            start, end = self._span(stem)
+            found = bisect_left(self._positions, position, start, end)
+            fields = self._packed[found] if found < end and self._positions[found] == position else 0
+        return bool(fields & 1), bool(fields & 2), bool(fields & 4)
 
     def vocabulary(self) -> int:
         """Distinct stems in any field (for measurements)."""
-        return len(self._words)
+        return len(self._highest)
+
+
+def _scored(
+    grouped: list[dict[bytes, array]], units: list[array], words: list[bytes], size: int
+) -> tuple[list[int], list[int], Iterable[int]]:
+    """The skills holding one of `words` (a stem's) in a field, ascending, score(stem, d) in
+    millionths of each, and the fields holding it (name 1, description 2, body 4)."""
+    found = [
+        (field, postings) for field in (2, 1, 0) for word in words if (postings := grouped[field].get(word))
+    ]
+    # Fields, and words within a field, added in one fixed order, so the float sums are the
+    # same in every process. A common stem adds into a slot per skill, a rare one into a dict
+    # (a list of every skill for each of thousands of rare stems would cost more than them).
+    weighted: dict[int, float] | list[float]
+    if sum(len(postings) for _, postings in found) * DENSE_SHARE >= size:
+        weighted = [0.0] * size
+        held = bytearray(size)
+        for field, postings in found:
+            unit = units[field]
+            bit = 1 << field
+            for packed in postings:
+                position = packed >> _TF_BITS
+                weighted[position] += (packed & _MAX_TF) * unit[position]
+                held[position] |= bit
+        positions = list(compress(range(size), held))
+        values = list(map(weighted.__getitem__, positions))
+        fields: Iterable[int] = map(held.__getitem__, positions)
+    else:
+        weighted = {}
+        by_position: dict[int, int] = {}
+        for field, postings in found:
+            unit = units[field]
+            bit = 1 << field
+            get = weighted.get
+            field_get = by_position.get
+            for packed in postings:
+                position = packed >> _TF_BITS
+                weighted[position] = get(position, 0.0) + (packed & _MAX_TF) * unit[position]
+                by_position[position] = field_get(position, 0) | bit
+        positions = sorted(weighted)
+        values = [weighted[position] for position in positions]
+        fields = map(by_position.__getitem__, positions)
+    frequency = len(positions)  # the skills holding the stem in any field
+    idf = math.log(1 + (size - frequency + 0.5) / (frequency + 0.5))
+    factor = idf * (K1 + 1) * SCALE
+    return positions, [round(factor * value / (K1 + value)) for value in values], fields

@@ -8,6 +8,7 @@ from bench.cold import search_queries
 from bench.search.cpu import generated_skills, queries
 from bench.search.run import load_corpus, load_queries
 from catalog import search as search_module
+from catalog import searchlabels, textindex
 from catalog.entries import SkillEntry
 from catalog.search import SearchIndex, parse_query
 
@@ -96,13 +97,36 @@ def test_every_page_of_a_cold_query_is_the_reference_order_over_the_generated_co
         assert [hit.skill.id for hit in results[60:]] == expected[60:], (query, tags)
 
 
-def test_the_order_holds_when_term_scores_are_forgotten_between_queries(
+def test_the_order_holds_with_every_stem_dense_and_with_none(
     generated: list[SkillEntry], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A budget of one term's scores: nearly every term is worked out afresh.
-    monkeypatch.setattr(search_module, "TERM_CACHE_POSTINGS", 0)
+    # Share 1: only a stem (or label) every skill holds keeps a bitmap, and no stem is dense;
+    # a huge share: every one does (and every stem is dense).
+    for share, dense_stems in ((1, 0), (1 << 30, 1 << 30)):
+        monkeypatch.setattr(textindex, "DENSE_SHARE", share)
+        monkeypatch.setattr(textindex, "DENSE_STEMS", dense_stems)
+        monkeypatch.setattr(textindex, "BITMAP_SHARE", share)
+        monkeypatch.setattr(searchlabels, "BITMAP_SHARE", share)
+        index = SearchIndex(generated)
+        assert_pages_are_the_reference_order(index, some_queries(generated, 60, 5), 7)
+
+
+def test_first_pages_picked_from_the_label_classes_are_the_reference_order(
+    generated: list[SkillEntry], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A first ranking of 12 ranks: the label matches of most two-word topic queries fill it,
+    # so their first pages come from the best label classes alone, counted by bitmaps.
+    monkeypatch.setattr(search_module, "PREFIX", 12)
     index = SearchIndex(generated)
-    assert_pages_are_the_reference_order(index, some_queries(generated, 60, 5), 7)
+    queries = some_queries(generated, 120, 23)
+    by_labels = 0
+    for query, tags in queries:
+        parsed = parse_query(query)
+        exact = set(index._by_exact.get(parsed.whole, ()))
+        if parsed.terms and index._by_labels(parsed, tags, exact, index._tagged(tags)) is not None:
+            by_labels += 1
+    assert by_labels >= len(queries) // 4
+    assert_pages_are_the_reference_order(index, queries, 12)
 
 
 def test_every_page_is_the_reference_order_over_the_search_benchmark_corpus() -> None:
@@ -131,16 +155,6 @@ def test_deeper_pages_picked_a_few_at_a_time_are_the_reference_order(
         assert deep == reference_order(index, query, tags)[40:50], (query, tags)
 
 
-def test_remembered_term_scores_stay_within_their_budget(generated: list[SkillEntry]) -> None:
-    index = SearchIndex(generated)
-    for query, tags in some_queries(generated, 200, 21):
-        index.search(query, tags)
-    budget = search_module.TERM_CACHE_POSTINGS * len(generated)
-    held = sum(len(positions) for positions, _ in index._terms.values())
-    assert held == index._term_postings
-    assert budget // 2 < held <= budget
-
-
 def test_a_ranking_whose_keys_are_not_kept_ranks_again_for_a_deeper_page(
     generated: list[SkillEntry], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -148,3 +162,16 @@ def test_a_ranking_whose_keys_are_not_kept_ranks_again_for_a_deeper_page(
     monkeypatch.setattr(search_module, "KEPT_KEY_MIN", 0)
     index = SearchIndex(generated)
     assert_pages_are_the_reference_order(index, some_queries(generated, 60, 13), 20)
+
+
+def test_a_query_of_more_label_postings_than_label_passes_ranks_every_match(
+    generated: list[SkillEntry], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_module, "PREFIX", 3)
+    index = SearchIndex(generated)
+    parsed = parse_query("kubernetes terraform")  # two tags and a keyword (terraform): 2 * 2 passes
+    monkeypatch.setattr(search_module, "LABEL_PASSES", 4)
+    assert index._by_labels(parsed, (), set(), None) is not None
+    monkeypatch.setattr(search_module, "LABEL_PASSES", 3)
+    assert index._by_labels(parsed, (), set(), None) is None
+    assert_pages_are_the_reference_order(index, some_queries(generated, 30, 31), 3)
