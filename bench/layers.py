@@ -53,6 +53,7 @@ SERVE_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "(mcpapi/jsonrpc.py)",
             "(mcpapi/wire.py)",
+            "(mcpapi/spliced.py)",
             "(mcpapi/answer_cache.py)",
             "(mcpapi/answer_size.py)",
             "json/encoder.py",
