@@ -71,7 +71,13 @@ def test_the_frames_are_read_without_the_project_path_nor_line_numbers() -> None
         ),
         ((f"AnswerCache.get ({PROJECT_DIR}/mcpapi/answer_cache.py:52)",), "encoding"),
         # A result joined from its kept UTF-8 pieces is encoding, though no encoder runs.
-        ((f"_call_tool_result ({PROJECT_DIR}/mcpapi/wire.py:60)", f"inner ({PROJECT_DIR}/mcpapi/spliced.py:90)"), "encoding"),
+        (
+            (
+                f"_call_tool_result ({PROJECT_DIR}/mcpapi/wire.py:60)",
+                f"inner ({PROJECT_DIR}/mcpapi/spliced.py:90)",
+            ),
+            "encoding",
+        ),
         ((f"record ({PROJECT_DIR}/mcpapi/access_log.py:40)", "uuid4 (uuid.py:723)"), "logging"),
         ((f"JsonFormatter.format ({PROJECT_DIR}/skillsite/logs.py:22)",), "logging"),
         (("Logger.info (logging/__init__.py:1489)",), "logging"),
