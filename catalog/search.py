@@ -40,7 +40,7 @@ its first PREFIX ranks, one of two ways:
 
 The whole order is worked out when a rank past the first ones is first read (a ranking made
 by labels ranks every match then). A ranking is remembered (a bounded number per index), so
-the later pages of a query cost a look-up. A hit's reasons and excerpt are worked out only
+the later pages of a query cost a look-up. A hit's reasons and excerpt (catalog.searchhits) are worked out only
 for the page that is returned (the instructions decoded only when the description holds no
 term). Rankings and their order are the same either way: tests/catalog/test_search_cold.py
 compares every page with a plain sort of the documented key.
@@ -53,22 +53,18 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Collection, Iterable, Sequence
 from itertools import compress, pairwise, repeat
 from operator import add, ge, mul, rshift, sub
-from typing import overload
 
 from catalog.entries import SkillEntry
 from catalog.searchbits import bitmap
+from catalog.searchhits import KEPT_HITS, SearchHit, SearchResults
 from catalog.searchlabels import Labels, freeze_lists
 from catalog.searchquery import Held, Query, Term, normalise, parse_query
 from catalog.textindex import TextIndex
-from catalog.textwords import earliest_with_stem
 
 RULES = ("exact", "tag", "keyword", "name", "description", "body")
 # Rankings an index remembers per (query, tags): 4 bytes per result each once wholly ordered,
 # 8 bytes a match (its keys) while only its first pages are.
 RANKED_CACHE_SIZE = 128
-# Hits a remembered ranking keeps, with their reasons and excerpts once worked out: the first
-# two default pages, which repeated queries ask for again (about 1 KB a hit).
-KEPT_HITS = 40
 # Ranks a first ranking works out (the rest when a deeper page is read): the kept hits and
 # the one past them, which tells the page of KEPT_HITS whether more follow.
 PREFIX = KEPT_HITS + 1
@@ -80,67 +76,6 @@ LABEL_PASSES = 32
 KEPT_KEY_MIN = -(1 << 63)
 _NOWHERE: tuple[int, ...] = ()
 __all__ = ["RULES", "SearchHit", "SearchIndex", "SearchResults", "normalise", "parse_query"]
-
-
-class SearchHit:
-    """A matching skill; why it matched and its excerpt are worked out when first asked for,
-    then kept (a remembered ranking keeps the hits of the pages it served)."""
-
-    __slots__ = ("_excerpts", "_held", "_index", "_position", "_query", "_reasons", "skill")
-
-    def __init__(self, index: "SearchIndex", position: int, query: Query) -> None:
-        self.skill: SkillEntry = index.skills[position]
-        self._index = index
-        self._position = position
-        self._query = query
-        self._held: Held | None = None
-        self._reasons: list[tuple[str, str]] | None = None
-        self._excerpts: dict[int, str] = {}
-
-    def match_reasons(self) -> list[tuple[str, str]]:
-        """Every (rule, term) that matched, in rule order, then query order."""
-        if self._reasons is None:
-            self._reasons = self._index.reasons(self._position, self._query, self._text_fields())
-        return list(self._reasons)
-
-    def excerpt(self, excerpt_chars: int) -> str:
-        """At most `excerpt_chars` characters of the description around its earliest matched
-        word, else of the body around its earliest matched word, else the description's start."""
-        found = self._excerpts.get(excerpt_chars)
-        if found is None:
-            found = self._excerpts[excerpt_chars] = excerpt_of(self.skill, self._text_fields(), excerpt_chars)
-        return found
-
-    def _text_fields(self) -> Held:
-        """Each term, and whether the name, description and body hold it."""
-        if self._held is None:
-            holding = self._index.text.fields_holding
-            self._held = [(term, holding(term.stem, self._position)) for term in self._query.terms]
-        return self._held
-
-
-def excerpt_of(skill: SkillEntry, held: Held, excerpt_chars: int) -> str:
-    stems = [term.stem for term, fields in held if fields[1]]
-    if stems:
-        return excerpt_around(skill.description, stems, excerpt_chars)
-    stems = [term.stem for term, fields in held if fields[2]]
-    if stems:
-        # Decoded only here: a SkillEntry keeps its instructions as UTF-8.
-        return excerpt_around(skill.instructions, stems, excerpt_chars)
-    return skill.description[:excerpt_chars]
-
-
-def excerpt_around(text: str, stems: Collection[str], excerpt_chars: int) -> str:
-    """At most `excerpt_chars` characters of `text`, centred on its earliest word with one of
-    `stems` (the start of `text` when none has)."""
-    if len(text) <= excerpt_chars:
-        return text
-    found = earliest_with_stem(text, stems)
-    if found is None:
-        return text[:excerpt_chars]
-    centre = (found[0] + found[1]) // 2
-    first = min(max(0, centre - excerpt_chars // 2), len(text) - excerpt_chars)
-    return text[first : first + excerpt_chars]
 
 
 class SearchIndex:
@@ -385,42 +320,6 @@ class SearchIndex:
             return None
         sets = sorted((self._by_tag.get(tag, _NOWHERE) for tag in wanted), key=len)
         return set(sets[0]).intersection(*sets[1:])
-
-
-class SearchResults(Sequence[SearchHit]):
-    """Ranked hits; each SearchHit is built when it is read, so a page costs only its own."""
-
-    def __init__(self, index: SearchIndex, ranking: "Ranking", query: Query) -> None:
-        self._index = index
-        self._ranking = ranking
-        self._query = query
-        self._hits: dict[int, SearchHit] = {}  # by rank, the first KEPT_HITS only
-
-    def __len__(self) -> int:
-        return self._ranking.count
-
-    @overload
-    def __getitem__(self, item: int) -> SearchHit: ...
-
-    @overload
-    def __getitem__(self, item: slice) -> list[SearchHit]: ...
-
-    def __getitem__(self, item: int | slice) -> SearchHit | list[SearchHit]:
-        if isinstance(item, slice):
-            return [self._hit(rank) for rank in range(*item.indices(self._ranking.count))]
-        if item < 0:
-            item += self._ranking.count
-        if not 0 <= item < self._ranking.count:
-            raise IndexError(item)
-        return self._hit(item)
-
-    def _hit(self, rank: int) -> SearchHit:
-        hit = self._hits.get(rank)
-        if hit is None:
-            hit = SearchHit(self._index, self._ranking.position(rank), self._query)
-            if rank < KEPT_HITS:
-                self._hits[rank] = hit
-        return hit
 
 
 class Ranking:
