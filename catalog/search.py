@@ -42,8 +42,8 @@ The whole order is worked out when a rank past the first ones is first read (a r
 by labels ranks every match then). A ranking is remembered (a bounded number per index), so
 the later pages of a query cost a look-up. A hit's reasons and excerpt (catalog.searchhits)
 are worked out only for the page that is returned (the instructions decoded only when the
-description holds no term). Rankings and their order are the same either way: tests/catalog/test_search_cold.py
-compares every page with a plain sort of the documented key.
+description holds no term). Rankings and their order are the same either way:
+tests/catalog/test_search_cold.py compares every page with a plain sort of the documented key.
 """
 
 import heapq
