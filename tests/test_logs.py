@@ -15,6 +15,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from skillsite.logs import JsonFormatter
+from tests.support.access_line import ACCESS_FIELDS
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime", "taskName"}
 
@@ -64,19 +65,6 @@ def test_a_line_is_the_standard_fields_then_the_extras_with_characters_kept() ->
     assert list(entry) == ["time", "level", "logger", "message", "caller", "status", "when", "none"]
     assert entry["message"] == "ünï did it" and entry["when"] == "2026-12-01"
     assert '"message": "ünï did it", "caller": "token:env", "status": 200' in line
-
-
-ACCESS_FIELDS = {
-    "request_id": "0123456789abcdef0123456789abcdef",
-    "caller": "token:env",
-    "rpc_method": "tools/call",
-    "tool": "skills_get",
-    "status": 200,
-    "rpc_error": None,
-    "duration_ms": 0.42,
-    "registry_sha": "0" * 40,
-    "era": "legacy",
-}
 
 
 @pytest.mark.parametrize(

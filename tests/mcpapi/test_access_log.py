@@ -12,6 +12,7 @@ import pytest
 from accounts.callers import ENV_READ_CALLER
 from mcpapi import access_log
 from mcpapi.outcome import Outcome
+from tests.support.access_line import ACCESS_FIELDS
 
 OUTCOME = Outcome(200, b"{}", rpc_method="tools/call", tool="skills_get", registry_sha="0" * 40, era="legacy")
 # What differs between two records made one after the other, and the line, which only a stack
@@ -57,17 +58,7 @@ def test_the_record_is_the_one_logger_info_makes(kept: Kept) -> None:
         ("0123456789abcdef0123456789abcdef", "token:env", "tools/call", "skills_get", 200, 0.42),
         None,
         func="write",
-        extra={
-            "request_id": "0123456789abcdef0123456789abcdef",
-            "caller": "token:env",
-            "rpc_method": "tools/call",
-            "tool": "skills_get",
-            "status": 200,
-            "rpc_error": None,
-            "duration_ms": 0.42,
-            "registry_sha": "0" * 40,
-            "era": "legacy",
-        },
+        extra=dict(ACCESS_FIELDS),
     )
     assert [key for key in vars(record) if key not in _OF_THE_MOMENT] == [
         key for key in vars(made) if key not in _OF_THE_MOMENT
