@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         print("published; run again to measure (the publish's heap would be counted)")
         return 0
     from catalog import index as catalog_index
+    from catalog.heap import release_free_memory
 
     def report(step: str, started: float) -> None:
         took = time.process_time() - started
@@ -50,9 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"{step}: VmRSS {rss_mb(os.getpid()) or 0:.1f} MB ({took:.2f} s CPU)")
             if args.trim:
-                import ctypes
-
-                ctypes.CDLL("libc.so.6").malloc_trim(0)
+                release_free_memory()
                 print(f"    after malloc_trim(0): VmRSS {rss_mb(os.getpid()) or 0:.1f} MB")
 
     ref = catalog_index.active_snapshot()  # the connection opened before anything is counted
