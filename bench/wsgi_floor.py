@@ -1,0 +1,520 @@
+"""The /mcp floor against the ceiling, in instructions, through the WSGI path gunicorn takes.
+
+    .venv/bin/python -m bench.wsgi_floor                 # both apps under callgrind: the table
+    .venv/bin/python -m bench.wsgi_floor --cpu           # no valgrind: CPU µs (process_time), indicative
+
+Each application runs in its own process (Django's settings are per process): the ceiling
+(`bench.ceiling.wsgi`) and the registry (`skillsite.wsgi`, production settings, the bundled
+skills/ at HEAD published into a fresh SQLite file first, outside valgrind). A request is
+what gunicorn's gthread worker does with one (`ThreadWorker.handle_request`): the request head
+parsed by gunicorn's own RequestParser from a keep-alive connection holding the bytes wrk
+sends (bench/wrk/post.lua's headers, the bench's token), `gunicorn.http.wsgi.create`'s
+environ and Response, the application called, its iterator written through the Response
+and closed, the gunicorn.conf.py hooks. The socket is an object in memory: no system call
+is counted, nor gthread's event loop and thread pool (the same for every application).
+
+Every item is run twice under `valgrind --tool=callgrind --instr-atstart=no`, with `--small`
+and `--large` repetitions, each between callgrind_control's zero and dump; the difference
+of the two counts over the difference of repetitions is one repetition's instructions, which
+no other load on the machine moves. Items are whole requests (the ceiling, ping, warm
+skills_get), whole requests with one piece taken away (a middleware, the signal receivers,
+the access line: what that piece costs in place), and pieces alone on a prepared request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import runpy
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from bench.servers import TOKEN
+from tests.support.project import PROJECT_DIR
+
+HOST = "127.0.0.1:8000"
+# The body bench/serve.py sends to the ceiling: its view never reads it.
+CEILING_BODY = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "skills_list", "arguments": {"limit": 50}},
+}
+PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+
+
+def request_bytes(body: bytes) -> bytes:
+    """One request as wrk sends it with bench/wrk/post.lua (Host, Content-Length, the headers)."""
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: {HOST}\r\nContent-Length: {len(body)}\r\n"
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+        f"MCP-Protocol-Version: 2025-11-25\r\nAuthorization: Bearer {TOKEN}\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+class Connection:
+    """A keep-alive connection in memory: recv() hands out the requests' bytes as a socket
+    would (gunicorn asks for 8 KiB at a time), sendall() keeps the count of what was sent."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = memoryview(data)
+        self._at = 0
+        self.sent = 0
+
+    def recv(self, size: int) -> bytes:
+        chunk = bytes(self._data[self._at : self._at + size])
+        self._at += len(chunk)
+        return chunk
+
+    def sendall(self, data: bytes) -> None:
+        self.sent += len(data)
+
+    def send(self, data: bytes) -> int:
+        self.sent += len(data)
+        return len(data)
+
+    def setblocking(self, flag: bool) -> None:
+        pass
+
+    def settimeout(self, value: float | None) -> None:
+        pass
+
+    def gettimeout(self) -> float | None:
+        return None
+
+
+class Gunicorn:
+    """gthread's handle_request for one application, over one in-memory connection."""
+
+    def __init__(self, application: Callable[..., Any]) -> None:
+        from gunicorn.config import Config
+        from gunicorn.glogging import Logger
+
+        self.cfg = Config()
+        for name, value in runpy.run_path(str(PROJECT_DIR / "gunicorn.conf.py")).items():
+            if name in self.cfg.settings and name != "worker_class":
+                self.cfg.set(name, value)
+        self.log = Logger(self.cfg)
+        self.application = application
+        self.parser: Iterator[Any] | None = None
+        self.statuses: set[str] = set()
+
+    def connect(self, body: bytes, requests: int) -> None:
+        from gunicorn.http import get_parser
+
+        self.connection = Connection(request_bytes(body) * requests)
+        self.parser = get_parser(self.cfg, self.connection, ("127.0.0.1", 40000))
+
+    def request(self) -> None:
+        from gunicorn.http import wsgi
+
+        assert self.parser is not None
+        req = next(self.parser)
+        self.cfg.pre_request(self, req)
+        resp, environ = wsgi.create(req, self.connection, ("127.0.0.1", 40000), ("127.0.0.1", 8000), self.cfg)
+        environ["wsgi.multithread"] = True
+        respiter = self.application(environ, resp.start_response)
+        try:
+            for item in respiter:
+                resp.write(item)
+            resp.close()
+        finally:
+            self.log.access(resp, req, environ, None)
+            if hasattr(respiter, "close"):
+                respiter.close()
+        self.cfg.post_request(self, req, environ, resp)
+        self.statuses.add(resp.status)
+
+
+def control(*arguments: str) -> bool:
+    """callgrind_control on this process; False when it is not running under callgrind."""
+    result = subprocess.run(
+        ["callgrind_control", *arguments, str(os.getpid())], check=False, capture_output=True, text=True
+    )
+    return result.returncode == 0 and "not detected" not in result.stderr + result.stdout
+
+
+def count(label: str, run: Callable[[int], None], small: int, large: int, cpu: bool) -> None:
+    """`run(n)` twice, each between a zero and a dump named `label:n` (or timed, with --cpu)."""
+    run(20)  # warm: every lazily made thing made
+    for repetitions in (small, large):
+        if cpu:
+            started = time.process_time()
+            run(repetitions)
+            print(f"CPU {label}:{repetitions} {time.process_time() - started:.6f}", flush=True)
+            continue
+        control("--zero")
+        control("--instr=on")
+        run(repetitions)
+        control("--instr=off")
+        control(f"--dump={label}:{repetitions}")
+
+
+def requests_of(server: Gunicorn, body: bytes) -> Callable[[int], None]:
+    def run(repetitions: int) -> None:
+        server.connect(body, repetitions)
+        for _ in range(repetitions):
+            server.request()
+
+    return run
+
+
+def still(body: bytes, status: str, headers: list[tuple[str, str]]) -> Callable[..., Any]:
+    """A WSGI application answering the same bytes every time: gunicorn's part of a request."""
+
+    def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        environ["wsgi.input"].read()
+        start_response(status, headers)
+        return [body]
+
+    return application
+
+
+def ceiling_items(small: int, large: int, cpu: bool) -> None:
+    os.environ["DJANGO_SETTINGS_MODULE"] = "bench.ceiling.settings"
+    from django.core.serializers.json import DjangoJSONEncoder
+
+    from bench.ceiling.urls import PAYLOAD
+    from bench.ceiling.wsgi import application
+
+    body = json.dumps(CEILING_BODY).encode()
+    server = Gunicorn(application)
+    count("ceiling", requests_of(server, body), small, large, cpu)
+    answer = json.dumps(PAYLOAD, cls=DjangoJSONEncoder).encode()
+    headers = [("Content-Type", "application/json"), ("Content-Length", str(len(answer)))]
+    count(
+        "ceiling:gunicorn", requests_of(Gunicorn(still(answer, "200 OK", headers)), body), small, large, cpu
+    )
+    assert server.statuses == {"200 OK"}, server.statuses
+
+
+def registry_items(db_path: Path, small: int, large: int, cpu: bool) -> None:
+    from bench.inprocess import configure
+
+    configure(db_path, registry_env())
+    import logging
+
+    sink = open(os.devnull, "w")
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.StreamHandler):
+            handler.setStream(sink)
+    from django.conf import settings
+    from django.core import signals
+    from django.core.handlers.wsgi import WSGIRequest
+
+    from catalog.index import active_view
+    from skillsite.wsgi import application
+
+    view = active_view(False)
+    assert view is not None
+    get = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "skills_get", "arguments": {"id": view.skills[0].id}},
+    }
+    bodies = {"ping": json.dumps(PING).encode(), "skills_get": json.dumps(get).encode()}
+    server = Gunicorn(application)
+    for name, body in bodies.items():
+        count(name, requests_of(server, body), small, large, cpu)
+
+    # Whole requests with one piece taken away.
+    middleware = list(settings.MIDDLEWARE)
+    for index, path in enumerate(middleware):
+        settings.MIDDLEWARE = middleware[:index] + middleware[index + 1 :]
+        application.load_middleware()
+        for name, body in bodies.items():
+            count(f"{name}-{path.rsplit('.', 1)[1]}", requests_of(server, body), small, large, cpu)
+    settings.MIDDLEWARE = middleware
+    application.load_middleware()
+    receivers = {
+        signal: list(signal.receivers) for signal in (signals.request_started, signals.request_finished)
+    }
+    for signal in receivers:
+        signal.receivers = []
+        signal.sender_receivers_cache.clear()
+    for name, body in bodies.items():
+        count(f"{name}-signals", requests_of(server, body), small, large, cpu)
+    for signal, kept in receivers.items():
+        signal.receivers = kept
+        signal.sender_receivers_cache.clear()
+    from mcpapi import access_log, views
+
+    views.access_log = type(
+        "Silent", (), {"write": staticmethod(lambda *args: None), "request_id": access_log.request_id}
+    )  # type: ignore[assignment]
+    for name, body in bodies.items():
+        count(f"{name}-access_line", requests_of(server, body), small, large, cpu)
+    views.access_log = access_log
+    assert server.statuses == {"200 OK"}, server.statuses
+    pieces(server, bodies, small, large, cpu, WSGIRequest)
+
+
+def pieces(
+    server: Gunicorn, bodies: dict[str, bytes], small: int, large: int, cpu: bool, WSGIRequest: Any
+) -> None:
+    """Each piece of the registry's own path alone, on a request built as gunicorn builds it,
+    and gunicorn's part of each request: a still application giving the registry's answer."""
+    captured: dict[str, Any] = {}
+
+    def capture(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        captured["environ"] = dict(environ)
+        start_response("200 OK", [])
+        return [b""]
+
+    probe = Gunicorn(capture)
+    for name, body in bodies.items():
+        requests_of(probe, body)(1)
+        base = captured["environ"]
+        pieces_of(name, body, base, small, large, cpu, WSGIRequest)
+        answered: dict[str, Any] = {}
+
+        def keep(status: str, headers: list[tuple[str, str]]) -> None:
+            answered.update(status=status, headers=headers)  # noqa: B023 - used at once
+
+        environ = dict(base)
+        environ["wsgi.input"] = io.BytesIO(body)
+        answer = b"".join(server.application(environ, keep))
+        still_one = still(answer, answered["status"], answered["headers"])
+        count(f"{name}:gunicorn", requests_of(Gunicorn(still_one), body), small, large, cpu)
+
+
+# The pieces skills_get shares with ping, measured once.
+_SHARED = ("nothing", "started", "finished", "resolve", "request_id", "caller", "access_line")
+
+
+def pieces_of(
+    name: str, body: bytes, base: dict[str, Any], small: int, large: int, cpu: bool, WSGIRequest: Any
+) -> None:
+    from django.core import signals
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.urls import get_resolver
+
+    from mcpapi import access_log, admission, protocol
+    from mcpapi.jsonrpc import parse_message
+
+    resolver = get_resolver()
+
+    def fresh() -> Any:
+        environ = dict(base)
+        environ["wsgi.input"] = io.BytesIO(body)
+        return WSGIRequest(environ)
+
+    request = fresh()
+    caller = admission.caller(request)
+    headers = admission.Headers(request)
+    message = parse_message(admission.body(fresh()))
+    outcome = protocol.answer(message, caller, headers)
+
+    def loop(work: Callable[[], object]) -> Callable[[int], None]:
+        def run(repetitions: int) -> None:
+            for _ in range(repetitions):
+                work()
+
+        return run
+
+    def response() -> None:
+        built = outcome.response()
+        built["X-Request-ID"] = "0123456789abcdef0123456789abcdef"
+        built.close()
+
+    items: dict[str, Callable[[], object]] = {
+        "nothing": lambda: None,
+        "started": lambda: signals.request_started.send(sender=WSGIHandler, environ=base),
+        "finished": lambda: signals.request_finished.send(sender=WSGIHandler),
+        "wsgirequest": fresh,
+        "wsgirequest+body": lambda: admission.body(fresh()),
+        "resolve": lambda: resolver.resolve("/mcp"),
+        "request_id": lambda: access_log.request_id(request),
+        "caller": lambda: admission.check_budget(admission.caller(request)),
+        "parse": lambda: parse_message(body),
+        "answer": lambda: protocol.answer(message, caller, headers),
+        "response": response,
+        "access_line": lambda: access_log.write("0123456789abcdef0123456789abcdef", caller, outcome, 0.42),
+    }
+    for label, work in items.items():
+        if name != "ping" and label in _SHARED:
+            continue
+        count(f"{name}.{label}", loop(work), small, large, cpu)
+
+
+def registry_env() -> dict[str, str]:
+    return {"SKILLS_READ_TOKENS": TOKEN, "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost"}
+
+
+def totals(directory: Path) -> dict[str, int]:
+    """Each dump's instructions, by its label ("desc: Trigger: dump LABEL", "totals: N")."""
+    found: dict[str, int] = {}
+    for path in directory.glob("callgrind.out*"):
+        label = total = None
+        for line in path.read_text(errors="replace").splitlines():
+            if line.startswith("desc: Trigger: dump "):
+                label = line.removeprefix("desc: Trigger: dump ")
+            elif line.startswith("totals:"):
+                total = int(line.split()[1])
+        if label is not None and total is not None:
+            found[label] = total
+    return found
+
+
+def per_repetition(figures: dict[str, int], small: int, large: int) -> dict[str, float]:
+    labels = {label.rsplit(":", 1)[0] for label in figures}
+    return {
+        label: (figures[f"{label}:{large}"] - figures[f"{label}:{small}"]) / (large - small)
+        for label in labels
+        if f"{label}:{large}" in figures and f"{label}:{small}" in figures
+    }
+
+
+def run_child(app: str, db_path: Path, out: Path, args: argparse.Namespace) -> dict[str, int]:
+    argv = [sys.executable, "-m", "bench.wsgi_floor", "--child", app, "--db", str(db_path)]
+    argv += ["--small", str(args.small), "--large", str(args.large)]
+    if args.cpu:
+        result = subprocess.run([*argv, "--cpu"], check=True, capture_output=True, text=True, cwd=PROJECT_DIR)
+        return {
+            label: round(float(seconds) * 1e9)  # nanoseconds, to share the arithmetic
+            for label, seconds in (
+                line.split()[1:] for line in result.stdout.splitlines() if line.startswith("CPU ")
+            )
+        }
+    directory = out / app
+    directory.mkdir()
+    valgrind = [
+        "valgrind",
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        f"--callgrind-out-file={directory}/callgrind.out",
+    ]
+    subprocess.run([*valgrind, *argv], check=True, capture_output=True, cwd=PROJECT_DIR)
+    return totals(directory)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--small", type=int, default=50)
+    parser.add_argument("--large", type=int, default=250)
+    parser.add_argument("--cpu", action="store_true", help="time with process_time instead of callgrind")
+    parser.add_argument("--json", type=Path, help="also write the per-repetition figures here")
+    parser.add_argument("--child", choices=("ceiling", "registry", "prepare"), help=argparse.SUPPRESS)
+    parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child == "prepare":
+        from bench.inprocess import setup_published
+
+        setup_published(args.db, PROJECT_DIR, registry_env())
+        return 0
+    if args.child == "ceiling":
+        ceiling_items(args.small, args.large, args.cpu)
+        return 0
+    if args.child == "registry":
+        registry_items(args.db, args.small, args.large, args.cpu)
+        return 0
+    with tempfile.TemporaryDirectory() as work:
+        db_path = Path(work) / "db.sqlite3"
+        subprocess.run(
+            [sys.executable, "-m", "bench.wsgi_floor", "--child", "prepare", "--db", str(db_path)],
+            check=True,
+            cwd=PROJECT_DIR,
+        )
+        figures: dict[str, int] = {}
+        for app in ("ceiling", "registry"):
+            figures.update(run_child(app, db_path, Path(work), args))
+    counts = per_repetition(figures, args.small, args.large)
+    if args.json:
+        args.json.write_text(json.dumps(counts, indent=1, sort_keys=True))
+    print(table(counts, "CPU ns" if args.cpu else "instructions"))
+    return 0
+
+
+MIDDLEWARE = (
+    "SecurityMiddleware",
+    "JsonErrorsMiddleware",
+    "CommonMiddleware",
+    "CsrfViewMiddleware",
+    "XFrameOptionsMiddleware",
+)
+# Pieces measured alone (less the loop's own cost, the item "nothing"), in the order a request meets them.
+ALONE = (
+    ("request_started receivers (reset_queries, close_old_connections)", "started"),
+    ("WSGIRequest(environ)", "wsgirequest"),
+    ("URL resolution (/mcp, first pattern)", "resolve"),
+    ("request id (X-Request-ID or a fresh one)", "request_id"),
+    ("admission and auth (screen, token, budget)", "caller"),
+    ("body read (Accept, Content-Type, length, read)", "wsgirequest+body"),
+    ("JSON-RPC parse", "parse"),
+    ("era, dispatch, answer (skills_get: snapshot query, answer cache)", "answer"),
+    ("response built (HttpResponse, headers, close)", "response"),
+    ("the access line, alone", "access_line"),
+    ("request_finished receivers (close(): close_old_connections, close_caches, reset_urlconf)", "finished"),
+)
+
+
+def table(counts: dict[str, float], unit: str) -> str:
+    """The decomposition, one row a piece: ceiling, ping and warm skills_get, in `unit` a request."""
+
+    def cell(value: float | None) -> str:
+        return "" if value is None else f"{value:,.0f}"
+
+    def alone(request: str, label: str) -> float | None:
+        """A piece alone, less the loop's own cost; a piece skills_get shares is ping's."""
+        key = f"{request}.{label}" if f"{request}.{label}" in counts else f"ping.{label}"
+        if key not in counts or "ping.nothing" not in counts:
+            return None
+        if label == "wsgirequest+body":  # the read alone: less the request it reads from
+            return counts[key] - counts[key.replace("+body", "")]
+        return counts[key] - counts["ping.nothing"]
+
+    def removed(request: str, piece: str) -> float | None:
+        key = f"{request}-{piece}"
+        return counts[request] - counts[key] if key in counts and request in counts else None
+
+    lines = [
+        f"| {unit} a request | ceiling | ping | warm skills_get | measured |",
+        "|---|---:|---:|---:|---|",
+    ]
+
+    def row(title: str, values: list[float | None], how: str) -> None:
+        lines.append(f"| {title} | {' | '.join(cell(value) for value in values)} | {how} |")
+
+    whole = [counts.get("ceiling"), counts.get("ping"), counts.get("skills_get")]
+    row("the whole request", whole, "whole")
+    gunicorn = [
+        counts.get("ceiling:gunicorn"),
+        counts.get("ping:gunicorn"),
+        counts.get("skills_get:gunicorn"),
+    ]
+    row("gunicorn (head, environ, status line, headers, write)", gunicorn, "a still app, same answer")
+    app = [None if w is None or g is None else w - g for w, g in zip(whole, gunicorn, strict=True)]
+    row("the application (Django and the view)", app, "whole − gunicorn")
+    requests = ("ping", "skills_get")
+    for name in (*MIDDLEWARE, "signals", "access_line"):
+        title = {"signals": "the signal receivers, both signals", "access_line": "the access line, in place"}
+        row(title.get(name, name), [None, *(removed(r, name) for r in requests)], "whole − without it")
+    known = [0.0, 0.0]
+    for title, label in ALONE:
+        values = [alone(r, label) for r in requests]
+        if label != "access_line":
+            known = [k + (v or 0) for k, v in zip(known, values, strict=True)]
+        row(title, [None, *values], "alone")
+    middleware = [sum(removed(r, name) or 0 for name in MIDDLEWARE) for r in requests]
+    access = [removed(r, "access_line") or 0 for r in requests]
+    rest = [
+        None if a is None else a - k - m - x
+        for a, k, m, x in zip(app[1:], known, middleware, access, strict=True)
+    ]
+    row("the rest (Django's handler, the middleware chain, the view's glue)", [None, *rest], "the rest")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
