@@ -405,13 +405,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large", type=int, default=250)
     parser.add_argument("--cpu", action="store_true", help="time with process_time instead of callgrind")
     parser.add_argument("--json", type=Path, help="also write the per-repetition figures here")
+    parser.add_argument(
+        "--repo", type=Path, default=PROJECT_DIR, help="the git repository whose skills/ at HEAD is published"
+    )
     parser.add_argument("--child", choices=("ceiling", "registry", "prepare"), help=argparse.SUPPRESS)
     parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child == "prepare":
         from bench.inprocess import setup_published
 
-        setup_published(args.db, PROJECT_DIR, registry_env())
+        setup_published(args.db, args.repo, registry_env())
         return 0
     if args.child == "ceiling":
         ceiling_items(args.small, args.large, args.cpu)
@@ -422,7 +425,17 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as work:
         db_path = Path(work) / "db.sqlite3"
         subprocess.run(
-            [sys.executable, "-m", "bench.wsgi_floor", "--child", "prepare", "--db", str(db_path)],
+            [
+                sys.executable,
+                "-m",
+                "bench.wsgi_floor",
+                "--child",
+                "prepare",
+                "--db",
+                str(db_path),
+                "--repo",
+                str(args.repo),
+            ],
             check=True,
             cwd=PROJECT_DIR,
         )
