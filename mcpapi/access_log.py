@@ -11,6 +11,7 @@ from django.http import HttpRequest
 
 from accounts.callers import Caller
 from mcpapi.outcome import Outcome
+from skillsite.logs import direct_handler, write_direct
 
 logger = logging.getLogger("mcpapi.access")
 
@@ -77,13 +78,33 @@ def _info(
     checks `Logger.info` spends on every line (docs/benchmarks.md, "The floor, session 4"):
     the record names `site`'s file, first line and name where the walk would find them, and
     goes through the logger's filters, handlers and levels as any other record does. The
-    caller has checked the level; the fields are ours and never clash with a record's own."""
-    code = site.__code__
-    record = logging.getLogRecordFactory()(
-        logger.name, logging.INFO, code.co_filename, code.co_firstlineno, message, args, None, code.co_name
-    )
-    record.__dict__.update(fields)
-    logger.handle(record)
+    caller has checked the level; the fields are ours and never clash with a record's own.
+
+    With the registry's default configuration (skillsite.logs.direct_handler: one JSON
+    stream handler, no filter, the standard record factory) the line is written straight to
+    the handler's stream, byte for byte the record's, without the record (docs/benchmarks.md,
+    "The floor against the ceiling, session 5")."""
+
+    def record() -> logging.LogRecord:
+        code = site.__code__
+        made = logging.getLogRecordFactory()(
+            logger.name,
+            logging.INFO,
+            code.co_filename,
+            code.co_firstlineno,
+            message,
+            args,
+            None,
+            code.co_name,
+        )
+        made.__dict__.update(fields)
+        return made
+
+    handler = direct_handler(logger)
+    if handler is None:
+        logger.handle(record())
+    else:
+        write_direct(handler, logger.name, record, message % args, fields)
 
 
 def _loggable(name: str | None) -> str | None:

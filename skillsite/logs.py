@@ -11,6 +11,8 @@ byte (tests/test_logs.py).
 import json
 import logging
 import math
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import orjson
@@ -41,22 +43,42 @@ class JsonFormatter(logging.Formatter):
     _second: tuple[int, str] = (-1, "")
 
     def format(self, record: logging.LogRecord) -> str:
-        entry: dict[str, object] = {
-            "time": self.time_text(record.created),
-            "level": record.levelname,
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        plain = True
-        for key, value in record.__dict__.items():
+        fields = {
             # Not a record's own, nor private: "_" <= key < "`" is `key.startswith("_")` in
             # two comparisons ("`" follows "_"), cheaper than a call or a slice a field.
-            if key not in _STANDARD and not ("_" <= key < "`"):
-                entry[key] = value
-                if plain and type(value) not in _SAME_IN_ORJSON:
-                    plain = _same_number(value)
-        if record.exc_info:
-            entry["exception"] = self.formatException(record.exc_info)
+            key: value
+            for key, value in record.__dict__.items()
+            if key not in _STANDARD and not ("_" <= key < "`")
+        }
+        exception = self.formatException(record.exc_info) if record.exc_info else None
+        return self.line(
+            record.created, record.levelname, record.name, record.getMessage(), fields, exception
+        )
+
+    def line(
+        self,
+        created: float,
+        level: str,
+        name: str,
+        message: str,
+        fields: dict[str, object],
+        exception: str | None = None,
+    ) -> str:
+        """The line of a record made at `created` with these standard fields and `extra=` fields
+        (a record's or, for write_direct, the caller's own)."""
+        entry: dict[str, object] = {
+            "time": self.time_text(created),
+            "level": level,
+            "logger": name,
+            "message": message,
+        }
+        plain = True
+        for key, value in fields.items():
+            entry[key] = value
+            if plain and type(value) not in _SAME_IN_ORJSON:
+                plain = _same_number(value)
+        if exception is not None:
+            entry["exception"] = exception
         if plain:
             try:
                 indented = orjson.dumps(entry, option=orjson.OPT_INDENT_2)
@@ -92,3 +114,58 @@ def _same_number(value: object) -> bool:
     if type(value) is float:
         return value == 0.0 or _FLOAT_BOUNDS[0] <= abs(value) < _FLOAT_BOUNDS[1]
     return False
+
+
+def direct_handler(logger: logging.Logger) -> logging.StreamHandler | None:  # type: ignore[type-arg]
+    """The one handler an INFO record of `logger` would reach, when the configuration is the
+    registry's default (settings.LOGGING with LOG_FORMAT=json: no filter on the logger nor on
+    the handler, no handler on the way up but the root's one StreamHandler with this
+    JsonFormatter, the standard record factory), so that write_direct writes what the record
+    would; else None. What Logger.handle and callHandlers look at, and nothing else: a logger
+    on the way up applies no filter of its own to a record it passes on."""
+    if logger.filters or logger.disabled or logging.getLogRecordFactory() is not logging.LogRecord:
+        return None
+    current = logger
+    while current.parent is not None:
+        if current.handlers or not current.propagate:
+            return None
+        current = current.parent
+    handlers = current.handlers
+    if len(handlers) != 1:
+        return None
+    handler = handlers[0]
+    if (
+        type(handler) is not logging.StreamHandler
+        or handler.filters
+        or handler.level > logging.INFO
+        or type(handler.formatter) is not JsonFormatter
+    ):
+        return None
+    return handler
+
+
+def write_direct(
+    handler: logging.StreamHandler,  # type: ignore[type-arg]
+    name: str,
+    make_record: Callable[[], logging.LogRecord],
+    message: str,
+    fields: dict[str, object],
+) -> None:
+    """An INFO line of logger `name` written straight to `handler`'s stream (one of
+    direct_handler's), byte for byte what the record would be formatted to and written as,
+    without making the record (docs/benchmarks.md, "The floor against the ceiling, session 5"):
+    the same lock, terminator and flush as StreamHandler.emit. An error in the write goes to
+    handleError with the record `make_record` makes, as emit's does."""
+    formatter = handler.formatter
+    assert isinstance(formatter, JsonFormatter)  # direct_handler checked it
+    try:
+        line = formatter.line(time.time(), "INFO", name, message, fields)
+        with handler.lock:  # type: ignore[union-attr]
+            stream = handler.stream
+            stream.write(line + handler.terminator)
+            if stream and hasattr(stream, "flush"):  # StreamHandler.flush's own test
+                stream.flush()
+    except RecursionError:  # as StreamHandler.emit: see issue 36272 of CPython
+        raise
+    except Exception:  # noqa: BLE001 - what StreamHandler.emit catches, handled as it does
+        handler.handleError(make_record())
