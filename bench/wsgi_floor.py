@@ -450,6 +450,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 MIDDLEWARE = (
+    "McpLane",
     "SecurityMiddleware",
     "JsonErrorsMiddleware",
     "CommonMiddleware",

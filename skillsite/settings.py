@@ -32,6 +32,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /mcp past the chain and back through its process_response (skillsite/fastlane.py).
+    "skillsite.fastlane.McpLane",
     "django.middleware.security.SecurityMiddleware",
     "skillsite.errors.JsonErrorsMiddleware",
     "django.middleware.common.CommonMiddleware",
