@@ -196,7 +196,7 @@ def ceiling_items(small: int, large: int, cpu: bool) -> None:
     assert server.statuses == {"200 OK"}, server.statuses
 
 
-def registry_items(db_path: Path, small: int, large: int, cpu: bool) -> None:
+def registry_items(db_path: Path, small: int, large: int, cpu: bool, whole: bool) -> None:
     from bench.inprocess import configure
 
     configure(db_path, registry_env())
@@ -225,6 +225,8 @@ def registry_items(db_path: Path, small: int, large: int, cpu: bool) -> None:
     server = Gunicorn(application)
     for name, body in bodies.items():
         count(name, requests_of(server, body), small, large, cpu)
+    if whole:
+        return
 
     # Whole requests with one piece taken away.
     middleware = list(settings.MIDDLEWARE)
@@ -376,7 +378,7 @@ def per_repetition(figures: dict[str, int], small: int, large: int) -> dict[str,
 
 def run_child(app: str, db_path: Path, out: Path, args: argparse.Namespace) -> dict[str, int]:
     argv = [sys.executable, "-m", "bench.wsgi_floor", "--child", app, "--db", str(db_path)]
-    argv += ["--small", str(args.small), "--large", str(args.large)]
+    argv += ["--small", str(args.small), "--large", str(args.large)] + (["--whole"] if args.whole else [])
     if args.cpu:
         result = subprocess.run([*argv, "--cpu"], check=True, capture_output=True, text=True, cwd=PROJECT_DIR)
         return {
@@ -404,6 +406,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--small", type=int, default=50)
     parser.add_argument("--large", type=int, default=250)
     parser.add_argument("--cpu", action="store_true", help="time with process_time instead of callgrind")
+    parser.add_argument(
+        "--whole",
+        action="store_true",
+        help="the registry's whole ping and skills_get only (no ceiling, no pieces)",
+    )
     parser.add_argument("--json", type=Path, help="also write the per-repetition figures here")
     parser.add_argument(
         "--repo", type=Path, default=PROJECT_DIR, help="the git repository whose skills/ at HEAD is published"
@@ -420,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
         ceiling_items(args.small, args.large, args.cpu)
         return 0
     if args.child == "registry":
-        registry_items(args.db, args.small, args.large, args.cpu)
+        registry_items(args.db, args.small, args.large, args.cpu, args.whole)
         return 0
     with tempfile.TemporaryDirectory() as work:
         db_path = Path(work) / "db.sqlite3"
@@ -440,7 +447,7 @@ def main(argv: list[str] | None = None) -> int:
             cwd=PROJECT_DIR,
         )
         figures: dict[str, int] = {}
-        for app in ("ceiling", "registry"):
+        for app in ("registry",) if args.whole else ("ceiling", "registry"):
             figures.update(run_child(app, db_path, Path(work), args))
     counts = per_repetition(figures, args.small, args.large)
     if args.json:
