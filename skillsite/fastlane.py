@@ -15,7 +15,8 @@ chain before doing any work of the view's:
   CSRF secret in the session, no view in a transaction (ATOMIC_REQUESTS);
 - the request is to /mcp and carries no cookie (CSRF would renew a malformed one, sessions
   would read one);
-- /mcp resolves, to a CSRF-exempt view (then CommonMiddleware's slash redirect cannot be);
+- /mcp resolves, to a CSRF-exempt view (then CommonMiddleware's slash redirect cannot be;
+  what it resolves to is kept per resolver);
 - its Host is allowed (request.get_host(), what CommonMiddleware asks; a refused Host goes to
   the chain, which refuses it as before).
 
@@ -32,7 +33,7 @@ from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.core.handlers.exception import response_for_exception
 from django.http import HttpRequest, HttpResponse
-from django.urls import Resolver404, get_resolver
+from django.urls import Resolver404, ResolverMatch, URLResolver, get_resolver
 from django.utils.module_loading import import_string
 
 from skillsite.errors import JsonErrorsMiddleware, rewrite_not_allowed
@@ -80,6 +81,8 @@ class McpLane:
         after = list(settings.MIDDLEWARE)
         after = after[after.index(f"{__name__}.{type(self).__name__}") + 1 :]
         self.open = _lane_open(after)
+        # The resolver last asked and what /mcp resolved to in it, replaced together.
+        self._resolved: tuple[URLResolver | None, ResolverMatch | None] = (None, None)
         # Instances of their own, made from the same settings as the chain's: the registry's
         # middleware keep nothing between requests but what their settings say.
         made = [(path, import_string(path)(_never)) for path in after] if self.open else []
@@ -90,12 +93,25 @@ class McpLane:
             _respond(middleware) for _, middleware in reversed(made) if _respond(middleware) is not None
         ]  # type: ignore[misc]
 
+    def _match(self) -> ResolverMatch | None:
+        """What /mcp resolves to, None if nothing: resolved once per resolver (a URLconf's
+        patterns never change; a new ROOT_URLCONF is a new resolver), as resolving costs
+        about as much as the view's admission and parsing together (docs/benchmarks.md)."""
+        resolver = get_resolver()
+        kept_resolver, kept = self._resolved
+        if kept_resolver is not resolver:
+            try:
+                kept = resolver.resolve(PATH)
+            except Resolver404:
+                kept = None
+            self._resolved = (resolver, kept)
+        return kept
+
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if not self.open or request.path_info != PATH or "HTTP_COOKIE" in request.META:
             return self.get_response(request)
-        try:
-            match = get_resolver().resolve(PATH)
-        except Resolver404:
+        match = self._match()
+        if match is None:
             return self.get_response(request)
         if not getattr(match.func, "csrf_exempt", False):
             return self.get_response(request)

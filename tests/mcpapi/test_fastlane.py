@@ -192,3 +192,23 @@ def test_the_registrys_settings_open_it(settings: Any) -> None:
     assert McpLane(lambda request: None).open  # type: ignore[arg-type, return-value]
     settings.MIDDLEWARE = with_session_middleware(settings.MIDDLEWARE)
     assert McpLane(lambda request: None).open  # type: ignore[arg-type, return-value]
+
+
+def test_mcp_is_resolved_once_per_urlconf(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from django.urls.resolvers import URLResolver
+
+    resolved: list[str] = []
+    original = URLResolver.resolve
+
+    def counted(self: URLResolver, path: str) -> Any:
+        resolved.append(path)
+        return original(self, path)
+
+    monkeypatch.setattr(URLResolver, "resolve", counted)
+    handler = WSGIHandler()
+    assert [answer(handler, environ())[0] for _ in range(3)] == ["200 OK"] * 3
+    assert resolved == ["/mcp"]
+    settings.ROOT_URLCONF = "tests.mcpapi.urls_without_mcp"  # a new resolver: asked again
+    assert answer(handler, environ())[0].startswith("404")
+    # The lane's in the new resolver, then the chain's own (CommonMiddleware's, the handler's).
+    assert resolved[1:3] == ["/mcp", "/mcp"]
