@@ -89,9 +89,10 @@ class McpLane:
         self.requests: list[Callable[[HttpRequest], Any]] = [
             middleware.process_request for path, middleware in made if path in _CALLED_REQUEST
         ]
+        responders = (_respond(middleware) for _, middleware in reversed(made))
         self.responses: list[Callable[[HttpRequest, HttpResponse], HttpResponse]] = [
-            _respond(middleware) for _, middleware in reversed(made) if _respond(middleware) is not None
-        ]  # type: ignore[misc]
+            respond for respond in responders if respond is not None
+        ]
 
     def _match(self) -> ResolverMatch | None:
         """What /mcp resolves to, None if nothing: resolved once per resolver (a URLconf's

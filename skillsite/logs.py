@@ -116,7 +116,7 @@ def _same_number(value: object) -> bool:
     return False
 
 
-def direct_handler(logger: logging.Logger) -> logging.StreamHandler | None:  # type: ignore[type-arg]
+def direct_handler(logger: logging.Logger) -> logging.StreamHandler | None:
     """The one handler an INFO record of `logger` would reach, when the configuration is the
     registry's default (settings.LOGGING with LOG_FORMAT=json: no filter on the logger nor on
     the handler, no handler on the way up but the root's one StreamHandler with this
@@ -145,7 +145,7 @@ def direct_handler(logger: logging.Logger) -> logging.StreamHandler | None:  # t
 
 
 def write_direct(
-    handler: logging.StreamHandler,  # type: ignore[type-arg]
+    handler: logging.StreamHandler,
     name: str,
     make_record: Callable[[], logging.LogRecord],
     message: str,
