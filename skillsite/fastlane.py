@@ -10,11 +10,12 @@ It takes a request only where what it skips changes nothing, and gives anything 
 chain before doing any work of the view's:
 
 - the middleware after it is only the registry's (MIDDLEWARE, with the sessions and
-  authentication OAuth adds), and no setting makes one of them answer /mcp itself: no HTTPS
-  redirect (SECURE_SSL_REDIRECT), no www. redirect (PREPEND_WWW), no refused user agents, no
-  CSRF secret in the session, no view in a transaction (ATOMIC_REQUESTS);
+  authentication OAuth adds), and no setting makes one of them answer /mcp itself: no www.
+  redirect (PREPEND_WWW), no refused user agents, no CSRF secret in the session, no view in
+  a transaction (ATOMIC_REQUESTS);
 - the request is to /mcp and carries no cookie (CSRF would renew a malformed one, sessions
-  would read one);
+  would read one), and came over HTTPS if SECURE_SSL_REDIRECT asks for it (else
+  SecurityMiddleware redirects it);
 - /mcp resolves, to a CSRF-exempt view (then CommonMiddleware's slash redirect cannot be;
   what it resolves to is kept per resolver);
 - its Host is allowed (request.get_host(), what CommonMiddleware asks; a refused Host goes to
@@ -67,7 +68,6 @@ def _lane_open(after: list[str]) -> bool:
     return (
         bool(after)
         and all(path in _SKIPPED_REQUEST | _CALLED_REQUEST for path in after)
-        and not settings.SECURE_SSL_REDIRECT
         and not settings.PREPEND_WWW
         and not settings.DISALLOWED_USER_AGENTS
         and not settings.CSRF_USE_SESSIONS
@@ -81,6 +81,7 @@ class McpLane:
         after = list(settings.MIDDLEWARE)
         after = after[after.index(f"{__name__}.{type(self).__name__}") + 1 :]
         self.open = _lane_open(after)
+        self.redirect = settings.SECURE_SSL_REDIRECT
         # The resolver last asked and what /mcp resolved to in it, replaced together.
         self._resolved: tuple[URLResolver | None, ResolverMatch | None] = (None, None)
         # Instances of their own, made from the same settings as the chain's: the registry's
@@ -116,6 +117,8 @@ class McpLane:
             return self.get_response(request)
         if not getattr(match.func, "csrf_exempt", False):
             return self.get_response(request)
+        if self.redirect and not request.is_secure():
+            return self.get_response(request)  # SecurityMiddleware's redirect to HTTPS
         try:
             request.get_host()
         except DisallowedHost:

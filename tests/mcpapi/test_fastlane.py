@@ -173,7 +173,6 @@ def unsalted(answer: tuple[str, list[tuple[str, str]], bytes]) -> tuple[Any, ...
 @pytest.mark.parametrize(
     "changed",
     [
-        {"SECURE_SSL_REDIRECT": True},
         {"PREPEND_WWW": True},
         {"DISALLOWED_USER_AGENTS": ["nobody"]},
         {"CSRF_USE_SESSIONS": True},
@@ -212,3 +211,15 @@ def test_mcp_is_resolved_once_per_urlconf(settings: Any, monkeypatch: pytest.Mon
     assert answer(handler, environ())[0].startswith("404")
     # The lane's in the new resolver, then the chain's own (CommonMiddleware's, the handler's).
     assert resolved[1:3] == ["/mcp", "/mcp"]
+
+
+def test_with_the_https_redirect_the_lane_takes_https_and_the_chain_redirects_the_rest(
+    settings: Any, chain_calls: list[str]
+) -> None:
+    settings.SECURE_SSL_REDIRECT = True
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    settings.SECURE_HSTS_SECONDS = 3600
+    with_lane, without = both(settings, environ(X_FORWARDED_PROTO="https"))
+    assert with_lane == without and with_lane[0] == "200 OK" and chain_calls == ["/mcp"]
+    with_lane, without = both(settings, environ())
+    assert with_lane == without and with_lane[0].startswith("301") and len(chain_calls) == 1
