@@ -4,7 +4,7 @@ other, and the table is the difference of two counts over the difference of repe
 from pathlib import Path
 from typing import Any
 
-from bench import wsgi_floor
+from bench import wsgi_floor, wsgi_floor_table
 
 
 def test_gunicorns_path_serves_each_request_of_a_kept_alive_connection() -> None:
@@ -29,6 +29,6 @@ def test_a_dumps_count_is_read_by_its_label_and_a_repetition_is_the_difference(t
         (tmp_path / f"callgrind.out.{number + 1}").write_text(
             f"version: 1\ndesc: Trigger: dump {label}\nsummary: 0\ntotals: {total}\n"
         )
-    counts = wsgi_floor.per_repetition(wsgi_floor.totals(tmp_path), 50, 250)
+    counts = wsgi_floor_table.per_repetition(wsgi_floor_table.totals(tmp_path), 50, 250)
     assert counts == {"ping": 20_000.0}
-    assert "| the whole request |  | 20,000 |  | whole |" in wsgi_floor.table(counts, "instructions")
+    assert "| the whole request |  | 20,000 |  | whole |" in wsgi_floor_table.table(counts, "instructions")
