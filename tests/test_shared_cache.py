@@ -35,7 +35,7 @@ def test_a_worker_with_a_local_memory_cache_never_imports_redis() -> None:
     assert done.stdout.strip() == "[]"
 
 
-def test_before_redis_is_loaded_a_socket_error_is_the_only_cache_error(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_before_redis_is_loaded_only_a_socket_error_is_a_cache_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delitem(sys.modules, shared_cache.REDIS_ERRORS_MODULE, raising=False)
     assert shared_cache.cache_errors() == (OSError,)
 
