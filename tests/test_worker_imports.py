@@ -1,6 +1,8 @@
 """What a serving worker imports: nothing it never uses on a request, since every module is
 RSS in every worker (docs/benchmarks.md, "Every cache full, session 5"): redis only for a
-Redis cache (skillsite.shared_cache), GitPython only to publish (catalog.trees)."""
+Redis cache (skillsite.shared_cache), GitPython only to publish (catalog.trees), and
+django-oauth-toolkit's views (with `requests`) only on an OAuth route's first request
+(oauth.gate)."""
 
 import json
 import os
@@ -36,10 +38,10 @@ def worker_packages(cache_url: str) -> set[str]:
     return set(json.loads(done.stdout))
 
 
-def test_a_worker_with_a_local_memory_cache_loads_neither_redis_nor_gitpython() -> None:
+def test_a_worker_with_a_local_memory_cache_loads_neither_redis_nor_gitpython_nor_requests() -> None:
     packages = worker_packages("locmem://")
     assert "django" in packages and "mcpapi" in packages  # the worker was loaded at all
-    assert {"redis", "git", "gitdb"} & packages == set()
+    assert {"redis", "git", "gitdb", "requests", "urllib3"} & packages == set()
 
 
 def test_a_worker_with_a_redis_cache_loads_no_gitpython() -> None:
