@@ -29,7 +29,7 @@ from django.core.cache import cache
 
 from accounts.errors import AuthError, InvalidToken, UpstreamUnavailable
 from accounts.github_client import Answer, call
-from skillsite.shared_cache import CACHE_ERRORS, log_cache_down
+from skillsite.shared_cache import cache_errors, log_cache_down
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ def _cached(key: str) -> GitHubUser | None:
     """The cached answer for this token hash (None: ask GitHub); InvalidToken for a remembered 401."""
     try:
         cached = cache.get(key)
-    except CACHE_ERRORS as error:
+    except cache_errors() as error:
         log_cache_down(logger, "reading a GitHub answer", error)
         return None
     if cached == _INVALID:
@@ -84,7 +84,7 @@ def _remember(key: str, value: object, seconds: int) -> None:
         return
     try:
         cache.set(key, value, seconds)
-    except CACHE_ERRORS as error:
+    except cache_errors() as error:
         log_cache_down(logger, "storing a GitHub answer", error)
 
 

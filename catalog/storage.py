@@ -9,7 +9,7 @@ small SnapshotSkill row per skill.
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from catalog import checkpoints
 from catalog.errors import PublishError
@@ -18,7 +18,12 @@ from catalog.hashing import sha256_hex
 from catalog.models import Blob, SkillVersion, SkillVersionFile, Snapshot, SnapshotSkill
 from catalog.report import OmittedFile, ValidatedSkill, ValidationReport
 from catalog.skill import FIELD_TYPES, SkillMetadata
-from catalog.trees import Tree
+
+if TYPE_CHECKING:
+    # A name for annotations only: catalog.trees loads GitPython (2.7 MB of a serving worker's
+    # RSS, which reads omitted_from_row from here and never a tree; docs/benchmarks.md, "Every
+    # cache full, session 5"). Publishing imports catalog.trees itself.
+    from catalog.trees import Tree
 
 # `__in` lists stay well under SQLite's 999 bound variables.
 IN_CHUNK = 500
@@ -74,7 +79,7 @@ class StoreCounts:
 
 
 def store_snapshot(
-    tree: Tree, report: ValidationReport, sha: str, reused: dict[str, ReusedSkill], fingerprint: str
+    tree: "Tree", report: ValidationReport, sha: str, reused: dict[str, ReusedSkill], fingerprint: str
 ) -> tuple[int, StoreCounts]:
     """Insert what is missing (blobs, skill versions and their files), then the inactive
     snapshot and its skill rows; returns the new snapshot's id.
@@ -176,7 +181,7 @@ def _existing_version_ids(content_hashes: Sequence[str]) -> dict[str, int]:
     return found
 
 
-def _store_blobs(tree: Tree, skills: Sequence[ValidatedSkill], counts: StoreCounts) -> None:
+def _store_blobs(tree: "Tree", skills: Sequence[ValidatedSkill], counts: StoreCounts) -> None:
     """Store every file of `skills` whose SHA-256 is not stored yet, reading only those
     bytes again from the tree, a bounded batch at a time."""
     wanted: dict[str, tuple[str, int]] = {}  # sha256 -> (repository path, size)
@@ -204,7 +209,7 @@ def _store_blobs(tree: Tree, skills: Sequence[ValidatedSkill], counts: StoreCoun
         Blob.objects.bulk_create(batch)
 
 
-def _read_exact(tree: Tree, path: str, size: int, sha256: str) -> bytes:
+def _read_exact(tree: "Tree", path: str, size: int, sha256: str) -> bytes:
     data = tree.read(path, size)
     # Git objects do not change, so a mismatch means the validator and the store disagree:
     # refuse rather than store bytes under a hash they do not have.

@@ -46,6 +46,23 @@ def plain(value: Any) -> Spliced:
     return Spliced(encoded, encoded.replace(b"\\", b"\\\\").replace(b'"', b'\\"'))
 
 
+def lasting(value: Any) -> Spliced:
+    """plain(value), to be kept for the life of an index (a skill's metadata object): its `json`
+    copied to its own size. orjson hands out its whole working buffer, at least 4 KiB and
+    about eight times the JSON (8,173 bytes for a JSON of 608, orjson 3.13), which bytes'
+    getsizeof does not show: kept as it came, a worker's memo of 9,505 metadata objects took
+    37 MB where 6 MB was written (docs/benchmarks.md, "Every cache full, session 5"). A join
+    with an empty piece is the cheapest exact copy (one allocation and one memcpy). The
+    `text` is a copy of its own size already (bytes.replace), unless nothing was escaped: then
+    it is the `json` itself, and so is its copy."""
+    encoded = plain(value)
+    json = _EMPTY.join((encoded.json, _EMPTY))
+    return Spliced(json, json if encoded.text is encoded.json else encoded.text)
+
+
+_EMPTY = b""
+
+
 def plain_json(value: Any) -> bytes:
     """The `json` of plain(value), without its text (an answer that holds it once)."""
     try:

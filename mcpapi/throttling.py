@@ -23,7 +23,7 @@ from django.conf import settings
 from rest_framework.throttling import SimpleRateThrottle
 
 from accounts.callers import Caller, CallerKind
-from skillsite.shared_cache import CACHE_ERRORS, log_cache_down
+from skillsite.shared_cache import cache_errors, log_cache_down
 
 if TYPE_CHECKING:
     from rest_framework.request import Request
@@ -74,7 +74,7 @@ def retry_after(caller: Caller) -> int | None:
     # (the budget is the caller's): /mcp has no DRF request or view to give it.
     try:
         allowed = throttle.allow_request(cast("Request", None), cast("APIView", None))
-    except CACHE_ERRORS as error:
+    except cache_errors() as error:
         # Fails open, for every caller: the limit bounds abuse, and an outage of its counter
         # must not become an outage of the registry (docs/reference.md#limits).
         log_cache_down(logger, "counting a caller's requests", error)

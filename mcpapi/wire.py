@@ -233,7 +233,7 @@ def _new_memo(table: dict[int, dict[str, Any]], index: SnapshotIndex) -> dict[st
 def _metadata_object(memo: dict[str, Spliced], skill: SkillEntry) -> Spliced:
     encoded = memo.get(skill.id)
     if encoded is None:  # two threads may both encode it: the same bytes, stored twice
-        encoded = memo[skill.id] = spliced.plain(dict(_metadata_fields(skill)))
+        encoded = memo[skill.id] = spliced.lasting(dict(_metadata_fields(skill)))
     return encoded
 
 

@@ -1,6 +1,6 @@
 """The OAuth pages and endpoints (docs/reference.md#oauth), thin around django-oauth-toolkit.
 
-Every route answers 404 unless OAuth is configured (require_oauth), exactly as if it
+Every route answers 404 unless OAuth is configured (oauth.gate.require_oauth), exactly as if it
 did not exist. Hand-written here: the GitHub sign-in in front of the authorize view,
 the consent page (asked every time, naming the client and its redirect host), and
 dynamic client registration behind oauth.registration's rules.
@@ -11,15 +11,12 @@ import hashlib
 import hmac
 import logging
 import secrets
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.contrib.auth import login, logout
 from django.contrib.auth.models import AnonymousUser
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
@@ -42,18 +39,6 @@ logger = logging.getLogger(__name__)
 _PENDING = "github_sign_in"
 _AUTHORIZE_PATH = "/oauth/authorize/"
 _MAX_CODE_LENGTH = 512
-
-
-def require_oauth(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """404 (Django's own page, not JSON) while OAuth is off: the route does not exist."""
-
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not settings.OAUTH_ENABLED:
-            raise Http404()
-        return view(request, *args, **kwargs)
-
-    return wrapped
 
 
 def _page(request: HttpRequest, status: int, title: str, message: str) -> HttpResponse:

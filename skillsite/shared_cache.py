@@ -7,11 +7,21 @@ operation, and never an error page (docs/reference.md#limits).
 """
 
 import logging
+import sys
 
-from redis.exceptions import RedisError
+# redis-py's module of errors; it is imported by the Redis backend on its first use, never here.
+REDIS_ERRORS_MODULE = "redis.exceptions"
 
-# What a cache backend raises when its server is gone: redis-py's errors, or a socket error.
-CACHE_ERRORS: tuple[type[Exception], ...] = (RedisError, OSError)
+
+def cache_errors() -> tuple[type[Exception], ...]:
+    """What a cache backend raises when its server is gone: redis-py's errors, or a socket error.
+
+    Called in an `except` clause, so only once an exception is on its way. redis-py's errors
+    are named only once redis is loaded: before that none can have been raised, and importing
+    redis for its errors alone would cost every worker ~6 MB of RSS where the cache is local
+    memory (docs/benchmarks.md, "Every cache full, session 5")."""
+    errors = sys.modules.get(REDIS_ERRORS_MODULE)
+    return (OSError,) if errors is None else (errors.RedisError, OSError)
 
 
 def log_cache_down(logger: logging.Logger, doing: str, error: Exception) -> None:

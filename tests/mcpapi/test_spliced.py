@@ -1,6 +1,8 @@
 """mcpapi.spliced and the tool results mcpapi.wire splices from it: the very bytes of encoding
 the whole with dumps_text, string_text and json_utf8, as tool results were made before."""
 
+import sys
+import tracemalloc
 from datetime import UTC, datetime
 from typing import Any
 
@@ -34,6 +36,30 @@ def expected(json_text: str) -> Spliced:
 def test_a_plain_value_is_what_json_and_string_text_make_of_it(value: Any) -> None:
     assert spliced.plain(value) == expected(dumps_text(value))
     assert spliced.plain_json(value) == json_utf8(dumps_text(value))
+
+
+@pytest.mark.parametrize("value", VALUES, ids=range(len(VALUES)))
+def test_a_lasting_value_is_the_plain_one(value: Any) -> None:
+    assert spliced.lasting(value) == spliced.plain(value)
+
+
+METADATA = {"id": "s-0001", "name": "n" * 30, "description": "d — " * 80, "tags": ["a", "b"]}
+
+
+@pytest.mark.parametrize("value", [METADATA, 7, "no quote to escape"], ids=["object", "number", "string"])
+def test_a_lasting_value_holds_no_more_memory_than_its_bytes(value: Any) -> None:
+    """What the metadata memo keeps per skill (mcpapi.wire): the bytes it holds, not orjson's
+    working buffer (4 KiB and more, docs/benchmarks.md, "Every cache full, session 5")."""
+    tracemalloc.start()
+    try:
+        kept = spliced.lasting(value)
+        traced, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    held = sys.getsizeof(kept.json) + (0 if kept.text is kept.json else sys.getsizeof(kept.text))
+    # Slack for what else the interpreter allocates meanwhile (under 1 KiB; orjson's buffer alone
+    # is 4 KiB or more, so kept as it came this fails).
+    assert traced <= held + sys.getsizeof(kept) + 1024
 
 
 def test_text_encoded_elsewhere_takes_both_forms_as_it_is() -> None:
