@@ -1,5 +1,6 @@
 """What resolving the active snapshot costs: `catalog.index.active_view`, which every /mcp
-request that reads skills calls once (one raw query, then the index kept in memory).
+request that reads skills calls once (on SQLite a `PRAGMA data_version` while nothing was
+committed, else one raw query; the index and the view kept in memory).
 
     valgrind --tool=callgrind --instr-atstart=no .venv/bin/python -m bench.active_view --calls 2000
     valgrind --tool=callgrind --instr-atstart=no .venv/bin/python -m bench.active_view --calls 1000

@@ -369,3 +369,23 @@ def test_a_stored_config_above_todays_ceilings_is_served_clamped_to_them(skill_r
 def test_a_config_file_above_a_ceiling_is_still_refused_at_publish_time() -> None:
     with pytest.raises(ConfigError, match="above its ceiling"):
         config_from_dict({**DEFAULT_CONFIG, "file_page_bytes": CEILINGS["file_page_bytes"] + 1})
+
+
+@pytest.mark.django_db
+def test_the_active_view_is_made_once_per_active_snapshot_and_clearance(skill_repo: SkillRepo) -> None:
+    first = publish(skill_repo.root, two_skills(skill_repo))
+    uncleared, cleared = active_view(False), active_view(True)
+    assert uncleared is not None and cleared is not None
+    assert (active_view(False), active_view(True)) == (uncleared, cleared)
+    assert active_view(False) is uncleared and active_view(True) is cleared
+    assert uncleared.zdr_cleared is False and cleared.zdr_cleared is True
+    second = publish(skill_repo.root, bump(skill_repo, "beta", "2.0.0", "Beta two.\n"))
+    newer = active_view(False)
+    assert newer is not None and newer.ref == SnapshotRef(second.sha, second.published_at)
+    assert newer.ref != uncleared.ref and uncleared.ref.sha == first.sha
+    rolled_back = publish(skill_repo.root, first.sha, rollback=True)
+    again = active_view(False)
+    assert again is not None and again.ref == SnapshotRef(first.sha, rolled_back.published_at)
+    assert again is not uncleared  # the same SHA activated again: a new ref, a new view
+    index.clear_index_cache()
+    assert active_view(False) is not again
