@@ -85,7 +85,9 @@ def child(db_path: Path, body: bytes, requests: int) -> None:
 
 
 def _callgrind(state: str) -> None:
-    subprocess.run(["callgrind_control", "--instr=" + state, str(os.getpid())], check=False, capture_output=True)
+    subprocess.run(
+        ["callgrind_control", "--instr=" + state, str(os.getpid())], check=False, capture_output=True
+    )
 
 
 def count(db_path: Path, body: dict[str, Any], requests: int, work: Path) -> int:
@@ -117,7 +119,9 @@ def count(db_path: Path, body: dict[str, Any], requests: int, work: Path) -> int
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--corpus", type=Path, help="a corpus built by bench.corpus build")
     parser.add_argument("--requests", type=int, default=250)
     parser.add_argument("--fewer", type=int, default=50)

@@ -113,9 +113,7 @@ def answer(message: Message, caller: Caller, headers: Headers) -> Outcome:
 # stream of distinct queries only pushes out what has not been asked for since, and a share of
 # its own would be memory on top of the 8 MiB.
 _REMEMBERED = frozenset({"resources/list", "resources/read", "skills/list", "skills/get"})
-_REMEMBERED_TOOLS = frozenset(
-    spec.name for spec in (SKILLS_LIST, SKILLS_SEARCH, SKILLS_GET, SKILLS_GET_FILE)
-)
+_REMEMBERED_TOOLS = frozenset(spec.name for spec in (SKILLS_LIST, SKILLS_SEARCH, SKILLS_GET, SKILLS_GET_FILE))
 
 
 def answer_key(method: str, params: dict[str, Any], context: RequestContext) -> Hashable | None:

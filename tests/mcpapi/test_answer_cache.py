@@ -130,9 +130,11 @@ def test_a_cleared_callers_kept_search_is_never_served_to_an_uncleared_one(
     pages = [cleared]
     while pages[-1]["next_cursor"] is not None:
         cursor = pages[-1]["next_cursor"]
-        pages.append(mcp.call("skills_search", query="review", limit=1, cursor=cursor, _token=ZDR_TOKEN)[
-            "structuredContent"
-        ])
+        pages.append(
+            mcp.call("skills_search", query="review", limit=1, cursor=cursor, _token=ZDR_TOKEN)[
+                "structuredContent"
+            ]
+        )
     assert ZDR_ID in [hit["id"] for page in pages for hit in page["results"]]
     kept = len(answer_cache.answers)
     assert kept == len(pages)
@@ -145,7 +147,9 @@ def test_a_cleared_callers_kept_search_is_never_served_to_an_uncleared_one(
     assert ZDR_ID not in ids and len(ids) == len(pages) - 1
     assert len(answer_cache.answers) == kept + len(ids)  # kept apart, never one for the other
     # A cleared caller's cursor is not the uncleared caller's, kept or not.
-    assert mcp.fails("skills_search", "INVALID_CURSOR", query="review", limit=1, cursor=pages[0]["next_cursor"])
+    assert mcp.fails(
+        "skills_search", "INVALID_CURSOR", query="review", limit=1, cursor=pages[0]["next_cursor"]
+    )
 
 
 def test_a_kept_search_after_a_publish_answers_stale_cursors_and_revisions_as_before(
@@ -155,7 +159,9 @@ def test_a_kept_search_after_a_publish_answers_stale_cursors_and_revisions_as_be
     cursor = first["next_cursor"]
     assert mcp.ok("skills_search", query="review", limit=1, cursor=cursor)["results"]
     assert mcp.ok("skills_search", query="review", limit=1, revision=published.sha) == first
-    published.repo.add_skill("delta", name="Delta", description="Review the review of reviews.", tags=["review"])
+    published.repo.add_skill(
+        "delta", name="Delta", description="Review the review of reviews.", tags=["review"]
+    )
     sha = publish_head(published.repo)
     stale = mcp.fails("skills_search", "REVISION_UNAVAILABLE", query="review", limit=1, cursor=cursor)
     assert stale["error"]["active_sha"] == sha
@@ -262,8 +268,12 @@ def test_the_answer_cache_bounds_are_the_ones_the_limits_table_states() -> None:
 
 
 def test_the_arguments_key_is_one_per_set_of_arguments_whatever_their_order() -> None:
-    one = arguments_key({"name": "skills_search", "arguments": {"query": "q", "tags": ["a", "b"], "limit": 2}})
-    other = arguments_key({"arguments": {"limit": 2, "tags": ["a", "b"], "query": "q"}, "name": "skills_search"})
+    one = arguments_key(
+        {"name": "skills_search", "arguments": {"query": "q", "tags": ["a", "b"], "limit": 2}}
+    )
+    other = arguments_key(
+        {"arguments": {"limit": 2, "tags": ["a", "b"], "query": "q"}, "name": "skills_search"}
+    )
     assert one == other
     assert arguments_key({"name": "x", "_meta": {"progressToken": 1}}) == arguments_key({"name": "x"})
 
@@ -292,9 +302,22 @@ def test_the_arguments_key_is_one_per_set_of_arguments_whatever_their_order() ->
 )
 def test_different_arguments_never_share_a_key(arguments: dict[str, Any]) -> None:
     others = [
-        {"limit": float("nan")}, {"limit": float("inf")}, {"limit": float("-inf")}, {"limit": None}, {},
-        {"limit": 2}, {"limit": 2.0}, {"limit": True}, {"limit": 1}, {"limit": "2"}, {"limit": 2**64},
-        {"limit": 2**64 + 1}, {"query": "\ud800"}, {"query": "\ud801"}, {"query": "null"}, {"query": "nul"},
+        {"limit": float("nan")},
+        {"limit": float("inf")},
+        {"limit": float("-inf")},
+        {"limit": None},
+        {},
+        {"limit": 2},
+        {"limit": 2.0},
+        {"limit": True},
+        {"limit": 1},
+        {"limit": "2"},
+        {"limit": 2**64},
+        {"limit": 2**64 + 1},
+        {"query": "\ud800"},
+        {"query": "\ud801"},
+        {"query": "null"},
+        {"query": "nul"},
     ]
     key = arguments_key({"name": "skills_search", "arguments": arguments})
     same = [other for other in others if arguments_key({"name": "skills_search", "arguments": other}) == key]

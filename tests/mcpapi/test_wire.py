@@ -187,7 +187,20 @@ def test_a_string_holding_a_lone_surrogate_is_encoded_as_json_does() -> None:
 
 @pytest.mark.parametrize(
     "request_id",
-    [0, 1, -7, 2**63, 10**40, "", "a", 'quote " and \\ backslash', "ünïcödé ✓ 🎉", "\x00\x1f\x7f", "\ud800", None],
+    [
+        0,
+        1,
+        -7,
+        2**63,
+        10**40,
+        "",
+        "a",
+        'quote " and \\ backslash',
+        "ünïcödé ✓ 🎉",
+        "\x00\x1f\x7f",
+        "\ud800",
+        None,
+    ],
 )
 def test_an_envelope_spliced_around_an_encoded_result_is_what_encode_result_gives(request_id: object) -> None:
     result = {"answer": "ünïcödé", "n": [1, 2]}
