@@ -16,6 +16,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from django.conf import settings
 
 from accounts.callers import Caller
@@ -28,7 +29,7 @@ from mcpapi.identity import INSTRUCTIONS, SERVER_INFO
 from mcpapi.jsonrpc import MalformedMessage, Message
 from mcpapi.outcome import Outcome
 from mcpapi.paginate import bad_cursor
-from mcpapi.tool_schemas import SKILLS_GET, SKILLS_GET_FILE, SKILLS_LIST
+from mcpapi.tool_schemas import SKILLS_GET, SKILLS_GET_FILE, SKILLS_LIST, SKILLS_SEARCH
 
 _EXTENSIONS = {skills_ext.EXTENSION: skills_ext.SETTINGS}
 
@@ -107,10 +108,12 @@ def answer(message: Message, caller: Caller, headers: Headers) -> Outcome:
 
 
 # What is encoded once and served again (docs/reference.md#limits): a page or an entry a client
-# asks for again and again. Not skills_search: its pages are remembered per query in the catalog,
-# and distinct queries, the common case, would only push the others out.
+# asks for again and again, and a search page. A search is kept in the same cache as the rest
+# (docs/benchmarks.md, "Warm calls, session 5"): its answer is the dearest to make again, a
+# stream of distinct queries only pushes out what has not been asked for since, and a share of
+# its own would be memory on top of the 8 MiB.
 _REMEMBERED = frozenset({"resources/list", "resources/read", "skills/list", "skills/get"})
-_REMEMBERED_TOOLS = frozenset(spec.name for spec in (SKILLS_LIST, SKILLS_GET, SKILLS_GET_FILE))
+_REMEMBERED_TOOLS = frozenset(spec.name for spec in (SKILLS_LIST, SKILLS_SEARCH, SKILLS_GET, SKILLS_GET_FILE))
 
 
 def answer_key(method: str, params: dict[str, Any], context: RequestContext) -> Hashable | None:
@@ -126,19 +129,34 @@ def answer_key(method: str, params: dict[str, Any], context: RequestContext) -> 
             return None
     elif method not in _REMEMBERED:
         return None
-    arguments = {key: value for key, value in params.items() if key != "_meta"}
+    ref = view.ref
     return (
-        view.ref.sha,
-        view.ref.published_at,
+        ref.sha,
+        ref.published_at,
         view.zdr_cleared,
         context.era,
         settings.MCP_CACHE_TTL_SECONDS,
         method,
-        _ARGUMENTS.encode(arguments),
+        arguments_key(params),
     )
 
 
-# One text per set of arguments, whatever order a client wrote them in.
+def arguments_key(params: dict[str, Any]) -> bytes | str:
+    """One text per set of arguments, whatever order a client wrote them in (`_meta` left out),
+    and another for any other arguments. orjson's (a fifth of json's cost on a warm call,
+    docs/benchmarks.md "Warm calls, session 5"); json's where orjson could give one text for two
+    different sets: it writes NaN and Infinity, which a body may hold, as null, so any text
+    holding `null` is json's; it refuses lone surrogates and integers past 64 bits. The two
+    kinds never meet: bytes never equal str."""
+    if "_meta" in params:
+        params = {key: value for key, value in params.items() if key != "_meta"}
+    try:
+        encoded = orjson.dumps(params, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return _ARGUMENTS.encode(params)
+    return _ARGUMENTS.encode(params) if b"null" in encoded else encoded
+
+
 _ARGUMENTS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 

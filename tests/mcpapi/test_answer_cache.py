@@ -10,7 +10,7 @@ import pytest
 
 from mcpapi import answer_cache
 from mcpapi.answer_cache import AnswerCache, size_of
-from mcpapi.protocol import dispatcher
+from mcpapi.protocol import arguments_key, dispatcher
 from tests.support.mcp import META, MODERN, McpClient, Published, publish_head
 from tests.support.reference_md import limit
 from tests.support.repos import SkillRepo
@@ -55,6 +55,11 @@ def _requests(published: Published) -> list[dict[str, Any]]:
         ("skills_get", {"id": ZDR_ID}),
         ("skills_get", {"id": "alpha", "revision": published.sha}),
         ("skills_get_file", {"id": "alpha", "path": "references/guide.md"}),
+        ("skills_search", {"query": "review"}),
+        ("skills_search", {"query": "review", "limit": 1}),
+        ("skills_search", {"query": "review", "tags": ["git"], "revision": published.sha}),
+        ("skills_search", {"query": "incident"}),  # the ZDR skill's: found only when cleared
+        ("skills_search", {"query": "review", "revision": "0" * 40}),  # REVISION_UNAVAILABLE
     ]
     requests = [{"method": "tools/call", "params": {"name": name, "arguments": args}} for name, args in calls]
     requests += [
@@ -117,6 +122,55 @@ def test_a_cleared_callers_kept_answer_is_never_served_to_an_uncleared_one(
         assert ZDR_ID not in body
 
 
+def test_a_cleared_callers_kept_search_is_never_served_to_an_uncleared_one(
+    published: Published, mcp: McpClient
+) -> None:
+    # The same arguments, first page and the next one, asked by a cleared caller first.
+    cleared = mcp.call("skills_search", query="review", limit=1, _token=ZDR_TOKEN)["structuredContent"]
+    pages = [cleared]
+    while pages[-1]["next_cursor"] is not None:
+        cursor = pages[-1]["next_cursor"]
+        pages.append(
+            mcp.call("skills_search", query="review", limit=1, cursor=cursor, _token=ZDR_TOKEN)[
+                "structuredContent"
+            ]
+        )
+    assert ZDR_ID in [hit["id"] for page in pages for hit in page["results"]]
+    kept = len(answer_cache.answers)
+    assert kept == len(pages)
+
+    uncleared = mcp.ok("skills_search", query="review", limit=1)
+    ids = [uncleared["results"][0]["id"]]
+    while uncleared["next_cursor"] is not None:
+        uncleared = mcp.ok("skills_search", query="review", limit=1, cursor=uncleared["next_cursor"])
+        ids.append(uncleared["results"][0]["id"])
+    assert ZDR_ID not in ids and len(ids) == len(pages) - 1
+    assert len(answer_cache.answers) == kept + len(ids)  # kept apart, never one for the other
+    # A cleared caller's cursor is not the uncleared caller's, kept or not.
+    assert mcp.fails(
+        "skills_search", "INVALID_CURSOR", query="review", limit=1, cursor=pages[0]["next_cursor"]
+    )
+
+
+def test_a_kept_search_after_a_publish_answers_stale_cursors_and_revisions_as_before(
+    published: Published, mcp: McpClient
+) -> None:
+    first = mcp.ok("skills_search", query="review", limit=1)
+    cursor = first["next_cursor"]
+    assert mcp.ok("skills_search", query="review", limit=1, cursor=cursor)["results"]
+    assert mcp.ok("skills_search", query="review", limit=1, revision=published.sha) == first
+    published.repo.add_skill(
+        "delta", name="Delta", description="Review the review of reviews.", tags=["review"]
+    )
+    sha = publish_head(published.repo)
+    stale = mcp.fails("skills_search", "REVISION_UNAVAILABLE", query="review", limit=1, cursor=cursor)
+    assert stale["error"]["active_sha"] == sha
+    old = mcp.fails("skills_search", "REVISION_UNAVAILABLE", query="review", limit=1, revision=published.sha)
+    assert old["error"]["active_sha"] == sha
+    again = mcp.ok("skills_search", query="review", limit=1)
+    assert again["registry_sha"] == sha and again == mcp.ok("skills_search", query="review", limit=1)
+
+
 def test_a_publish_makes_new_answers_and_the_old_ones_are_never_served_for_it(
     published: Published, mcp: McpClient
 ) -> None:
@@ -145,7 +199,6 @@ def test_json_rpc_errors_are_not_kept(published: Published, mcp: McpClient) -> N
 
 
 def test_unkept_methods_leave_the_cache_alone(published: Published, mcp: McpClient) -> None:
-    mcp.ok("skills_search", query="review")
     mcp.result("tools/list")
     mcp.result("ping")
     assert len(answer_cache.answers) == 0
@@ -212,3 +265,60 @@ def test_the_answer_cache_bounds_are_the_ones_the_limits_table_states() -> None:
         f"{answer_cache.MAX_ENTRIES} answers, {answer_cache.MAX_BYTES // mib} MiB, "
         f"none larger than {answer_cache.MAX_ENTRY_BYTES // mib} MiB (`mcpapi.answer_cache`)"
     )
+
+
+def test_the_arguments_key_is_one_per_set_of_arguments_whatever_their_order() -> None:
+    one = arguments_key(
+        {"name": "skills_search", "arguments": {"query": "q", "tags": ["a", "b"], "limit": 2}}
+    )
+    other = arguments_key(
+        {"arguments": {"limit": 2, "tags": ["a", "b"], "query": "q"}, "name": "skills_search"}
+    )
+    assert one == other
+    assert arguments_key({"name": "x", "_meta": {"progressToken": 1}}) == arguments_key({"name": "x"})
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        # What orjson would write as null, or as the same text as another value.
+        {"limit": float("nan")},
+        {"limit": float("inf")},
+        {"limit": float("-inf")},
+        {"limit": None},
+        {},
+        {"limit": 2},
+        {"limit": 2.0},
+        {"limit": True},
+        {"limit": 1},
+        {"limit": "2"},
+        {"limit": 2**64},  # past orjson's integers: json's text
+        {"limit": 2**64 + 1},
+        {"query": "\ud800"},  # a lone surrogate: json's text
+        {"query": "\ud801"},
+        {"query": "null"},
+        {"query": "nul"},
+    ],
+)
+def test_different_arguments_never_share_a_key(arguments: dict[str, Any]) -> None:
+    others = [
+        {"limit": float("nan")},
+        {"limit": float("inf")},
+        {"limit": float("-inf")},
+        {"limit": None},
+        {},
+        {"limit": 2},
+        {"limit": 2.0},
+        {"limit": True},
+        {"limit": 1},
+        {"limit": "2"},
+        {"limit": 2**64},
+        {"limit": 2**64 + 1},
+        {"query": "\ud800"},
+        {"query": "\ud801"},
+        {"query": "null"},
+        {"query": "nul"},
+    ]
+    key = arguments_key({"name": "skills_search", "arguments": arguments})
+    same = [other for other in others if arguments_key({"name": "skills_search", "arguments": other}) == key]
+    assert len(same) == 1 and json.dumps(same[0]) == json.dumps(arguments)

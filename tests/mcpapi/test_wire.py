@@ -10,7 +10,16 @@ import pytest
 from catalog.index import FileEntry, SkillEntry, SnapshotIndex, SnapshotRef, SnapshotView
 from catalog.search import SearchIndex
 from mcpapi import cursors, wire
-from mcpapi.jsonrpc import RawJson, dumps_text, string_text
+from mcpapi.jsonrpc import (
+    RawJson,
+    dumps_text,
+    encode_result,
+    encode_utf8_result,
+    id_utf8,
+    json_utf8,
+    result_utf8,
+    string_text,
+)
 from mcpapi.paginate import Page, Paginator
 from mcpapi.spliced import Spliced
 
@@ -174,3 +183,32 @@ def test_a_string_is_encoded_to_the_characters_json_gives_for_every_code_point()
 def test_a_string_holding_a_lone_surrogate_is_encoded_as_json_does() -> None:
     for text in ("\ud800", "a\udfffb", "\ud83d"):
         assert string_text(text) == dumps_text(text)
+
+
+@pytest.mark.parametrize(
+    "request_id",
+    [
+        0,
+        1,
+        -7,
+        2**63,
+        10**40,
+        "",
+        "a",
+        'quote " and \\ backslash',
+        "ünïcödé ✓ 🎉",
+        "\x00\x1f\x7f",
+        "\ud800",
+        None,
+    ],
+)
+def test_an_envelope_spliced_around_an_encoded_result_is_what_encode_result_gives(request_id: object) -> None:
+    result = {"answer": "ünïcödé", "n": [1, 2]}
+    spliced = encode_utf8_result(request_id, result_utf8(result))  # type: ignore[arg-type]
+    assert spliced == encode_result(request_id, result)  # type: ignore[arg-type]
+    assert spliced == json_utf8(dumps_text({"jsonrpc": "2.0", "id": request_id, "result": result}))
+
+
+def test_every_code_point_as_an_id_is_written_as_json_writes_it() -> None:
+    text = "".join(chr(point) for point in range(0x3000) if not 0xD800 <= point < 0xE000)
+    assert id_utf8(text) == json_utf8(dumps_text(text))
