@@ -22,7 +22,7 @@ from django.conf import settings
 from accounts.callers import Caller
 from catalog import index as catalog
 from catalog.index import SnapshotView
-from mcpapi import answer_cache, eras, refusals, resources, skills_ext, tools
+from mcpapi import answer_cache, eras, refusals, resources, skills_ext, spliced, tools
 from mcpapi.dispatch import Dispatcher
 from mcpapi.eras import Headers
 from mcpapi.identity import INSTRUCTIONS, SERVER_INFO
@@ -147,14 +147,15 @@ def arguments_key(params: dict[str, Any]) -> bytes | str:
     docs/benchmarks.md "Warm calls, session 5"); json's where orjson could give one text for two
     different sets: it writes NaN and Infinity, which a body may hold, as null, so any text
     holding `null` is json's; it refuses lone surrogates and integers past 64 bits. The two
-    kinds never meet: bytes never equal str."""
+    kinds never meet: bytes never equal str. orjson's bytes are copied to their own size: a key
+    kept with its answer would otherwise hold 4 KiB (mcpapi.spliced.kept)."""
     if "_meta" in params:
         params = {key: value for key, value in params.items() if key != "_meta"}
     try:
         encoded = orjson.dumps(params, option=orjson.OPT_SORT_KEYS)
     except TypeError:
         return _ARGUMENTS.encode(params)
-    return _ARGUMENTS.encode(params) if b"null" in encoded else encoded
+    return _ARGUMENTS.encode(params) if b"null" in encoded else spliced.kept(encoded)
 
 
 _ARGUMENTS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)

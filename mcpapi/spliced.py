@@ -56,8 +56,14 @@ def lasting(value: Any) -> Spliced:
     `text` is a copy of its own size already (bytes.replace), unless nothing was escaped: then
     it is the `json` itself, and so is its copy."""
     encoded = plain(value)
-    json = _EMPTY.join((encoded.json, _EMPTY))
+    json = kept(encoded.json)
     return Spliced(json, json if encoded.text is encoded.json else encoded.text)
+
+
+def kept(encoded: bytes) -> bytes:
+    """orjson's output copied to its own size, for bytes held beyond the request that made them
+    (see lasting: orjson's bytes hold at least 4 KiB whatever their length)."""
+    return _EMPTY.join((encoded, _EMPTY))
 
 
 _EMPTY = b""

@@ -3,6 +3,8 @@ a kept answer is the very bytes a fresh encode gives, with each request's own id
 snapshot, clearance and era; a publish makes new answers; the bounds evict at their edge."""
 
 import json
+import sys
+import tracemalloc
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -265,6 +267,21 @@ def test_the_answer_cache_bounds_are_the_ones_the_limits_table_states() -> None:
         f"{answer_cache.MAX_ENTRIES} answers, {answer_cache.MAX_BYTES // mib} MiB, "
         f"none larger than {answer_cache.MAX_ENTRY_BYTES // mib} MiB (`mcpapi.answer_cache`)"
     )
+
+
+def test_an_arguments_key_holds_no_more_memory_than_its_bytes() -> None:
+    """A key is kept with its answer: orjson's own bytes would hold its 4 KiB working buffer
+    each (docs/benchmarks.md, "Every cache full, session 5"), 2,048 keys 8 MiB past MAX_BYTES."""
+    arguments = {"name": "skills_search", "arguments": {"query": "pdf forms", "limit": 5}}
+    tracemalloc.start()
+    try:
+        key = arguments_key(arguments)
+        traced, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert isinstance(key, bytes)
+    # Slack for what else the interpreter allocates meanwhile (under 1 KiB).
+    assert traced <= sys.getsizeof(key) + 1024
 
 
 def test_the_arguments_key_is_one_per_set_of_arguments_whatever_their_order() -> None:
