@@ -82,7 +82,9 @@ def _search_bodies() -> list[bytes]:
     for limit in (1, 5, 40, 41, 50):
         bodies += [_tool("skills_search", query=query, limit=limit) for query in queries[:100] + evaluation]
     for tag in ("postgres", "testing", "security"):
-        bodies += [_tool("skills_search", query=query, limit=20, tags=[tag]) for query in queries[:100] + words]
+        bodies += [
+            _tool("skills_search", query=query, limit=20, tags=[tag]) for query in queries[:100] + words
+        ]
     bodies += [_tool("skills_search", query=query, limit=10, tags=["python", "testing"]) for query in words]
     return bodies
 
@@ -119,7 +121,9 @@ def _searches(client: Any, out: Any) -> int:
                     cursor = result.get("structuredContent", {}).get("next_cursor")
                     if not cursor:
                         break
-                    sent, response = _post(client, _tool("skills_search", **{**arguments, "cursor": cursor}), era, token)
+                    sent, response = _post(
+                        client, _tool("skills_search", **{**arguments, "cursor": cursor}), era, token
+                    )
                     out.write(("zdr " if token else "") + _line(era, response, sent))
                     count += 1
     return count

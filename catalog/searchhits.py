@@ -23,7 +23,7 @@ class SearchHit:
     __slots__ = ("_excerpts", "_held", "_index", "_position", "_query", "_reasons", "_results", "skill")
 
     def __init__(self, results: "SearchResults", position: int) -> None:
-        index = results.index
+        index = results.source
         self.skill: SkillEntry = index.skills[position]
         self._index = index
         self._results = results
@@ -85,18 +85,18 @@ class SearchResults(Sequence[SearchHit]):
     """Ranked hits; each SearchHit is built when it is read, so a page costs only its own."""
 
     def __init__(self, index: "SearchIndex", ranking: "Ranking", query: Query) -> None:
-        self.index = index
+        self.source = index
         self._ranking = ranking
         self.query = query
         self._hits: dict[int, SearchHit] = {}  # by rank, the first KEPT_HITS only
-        self._matchers: "Matchers | None" = None
+        self._matchers: Matchers | None = None
 
     def matchers(self) -> "Matchers":
         """What every hit's reasons are tested against (SearchIndex.matchers), once per query
         (a race makes it twice, the same)."""
         found = self._matchers
         if found is None:
-            found = self._matchers = self.index.matchers(self.query)
+            found = self._matchers = self.source.matchers(self.query)
         return found
 
     def __len__(self) -> int:
