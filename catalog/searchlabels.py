@@ -64,15 +64,11 @@ class Labels:
             for word, labels in by_first_word.items()
         }
 
-    def matched(self, position: int, query: Query) -> list[str]:
-        """What the labels of the skill at `position` match: the terms, in query order, then
-        the labels matched whole, in query order."""
-        return [what for what, positions in self.matchers(query) if position in positions]
-
     def matchers(self, query: Query) -> list[tuple[str, Collection[int]]]:
-        """What `matched` tests a skill against, worked out once for every hit of a query:
-        each term with the skills whose labels have its stem, in query order, then each label
-        matched whole with its skills, in query order."""
+        """What the labels of a skill may match, worked out once for every hit of a query
+        (a skill's matches are those whose skills hold it): each term with the skills whose
+        labels have its stem, in query order, then each label matched whole with its skills,
+        in query order."""
         found = [(term.word, self._by_stem[term.stem]) for term in query.terms if term.stem in self._by_stem]
         found.extend(self._whole_labels(query))
         return found
