@@ -12,6 +12,11 @@ every skill, file and SKILL.md, every resources/list page, SEARCHES cold searche
 arguments (tags, limits) and errors (unknown ids, bad paths and cursors, lone surrogates); each
 in the legacy era and in 2026-07-28's (its _meta and headers); every page of a file with more
 than one. One line a request: era, HTTP status, SHA-256 and length of the body, the request.
+
+With --search-only: only searches, for a change of the ranking or of its pages (each in both
+eras): every one of bench/cold.py's COLD_QUERIES queries, those of the search evaluation
+(bench/search/queries.txt) and the words of both, with other limits and tags, the further
+pages of some by their cursors; and again as a caller cleared for ZDR skills (its own index).
 """
 
 from __future__ import annotations
@@ -59,9 +64,36 @@ def _bodies(ops: dict[str, tuple[bytes, list[bytes]]]) -> list[bytes]:
     return bodies
 
 
-def _post(client: Any, body: bytes, era: str) -> tuple[str, Any]:
+ZDR_TOKEN = "bench-static-zdr-token"
+QUERIES_FILE = Path(__file__).with_name("search") / "queries.txt"
+# Searches of --search-only whose pages are followed by their cursors, and how many pages.
+FOLLOWED, FOLLOWED_PAGES = 200, 4
+
+
+def _search_bodies() -> list[bytes]:
+    queries = search_queries()
+    evaluation = [
+        line.split("|")[1].strip()
+        for line in QUERIES_FILE.read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    words = sorted({word for query in queries + evaluation for word in query.split()})
+    bodies = [_tool("skills_search", query=query, limit=20) for query in queries + evaluation + words]
+    for limit in (1, 5, 40, 41, 50):
+        bodies += [_tool("skills_search", query=query, limit=limit) for query in queries[:100] + evaluation]
+    for tag in ("postgres", "testing", "security"):
+        bodies += [
+            _tool("skills_search", query=query, limit=20, tags=[tag]) for query in queries[:100] + words
+        ]
+    bodies += [_tool("skills_search", query=query, limit=10, tags=["python", "testing"]) for query in words]
+    return bodies
+
+
+def _post(client: Any, body: bytes, era: str, token: str | None = None) -> tuple[str, Any]:
     message = json.loads(body)
     headers = dict(HEADERS)
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
     if era == "modern":
         message.setdefault("params", {})["_meta"] = META
         headers["MCP-Protocol-Version"] = MODERN
@@ -71,6 +103,30 @@ def _post(client: Any, body: bytes, era: str) -> tuple[str, Any]:
             headers["Mcp-Name"] = message["params"][key]
     sent = json.dumps(message)
     return sent, client.post("/mcp", data=sent, content_type="application/json", headers=headers)
+
+
+def _searches(client: Any, out: Any) -> int:
+    """--search-only: every search of _search_bodies in both eras, by both callers, the first
+    FOLLOWED of them followed by their cursors for FOLLOWED_PAGES pages."""
+    count = 0
+    for token in (None, ZDR_TOKEN):
+        for number, body in enumerate(_search_bodies()):
+            for era in ("legacy", "modern"):
+                sent, response = _post(client, body, era, token)
+                out.write(("zdr " if token else "") + _line(era, response, sent))
+                count += 1
+                arguments = json.loads(sent)["params"]["arguments"]
+                for _ in range(FOLLOWED_PAGES - 1 if number < FOLLOWED else 0):
+                    result = json.loads(response.content).get("result", {})
+                    cursor = result.get("structuredContent", {}).get("next_cursor")
+                    if not cursor:
+                        break
+                    sent, response = _post(
+                        client, _tool("skills_search", **{**arguments, "cursor": cursor}), era, token
+                    )
+                    out.write(("zdr " if token else "") + _line(era, response, sent))
+                    count += 1
+    return count
 
 
 def _line(era: str, response: Any, sent: str) -> str:
@@ -85,9 +141,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, required=True)
     parser.add_argument("--db", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--search-only", action="store_true", help="only searches (see above)")
     args = parser.parse_args(argv)
 
-    _setup(args.corpus, args.db)
+    _setup(args.corpus, args.db, {"SKILLS_ZDR_TOKENS": ZDR_TOKEN})
     from django.test import Client
 
     from mcpapi.protocol import dispatcher
@@ -96,6 +153,11 @@ def main(argv: list[str] | None = None) -> int:
     ops = operations(client)
     dispatcher.answers = None  # every answer made afresh, as the cold rows' server makes it
     count = 0
+    if args.search_only:
+        with args.out.open("w") as out:
+            count = _searches(client, out)
+        print(f"{count} answers hashed into {args.out}")
+        return 0
     with args.out.open("w") as out:
         for body in _bodies(ops):
             for era in ("legacy", "modern"):

@@ -51,6 +51,7 @@ import threading
 from array import array
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
 from itertools import compress, pairwise, repeat
 from operator import add, ge, mul, rshift, sub
 
@@ -75,7 +76,21 @@ LABEL_PASSES = 32
 # count) keeps no keys and ranks again when a deeper page is read.
 KEPT_KEY_MIN = -(1 << 63)
 _NOWHERE: tuple[int, ...] = ()
+# The text fields' rules, each with its bit in a Held's fields (catalog.textindex).
+_TEXT_RULES = ((1, "name"), (2, "description"), (4, "body"))
 __all__ = ["RULES", "SearchHit", "SearchIndex", "SearchResults", "normalise", "parse_query"]
+
+
+@dataclass(frozen=True, slots=True)
+class Matchers:
+    """What a query's reasons test each of its hits against, worked out once per query (the
+    labels it matches whole are found by scanning the query): the skills it matches exactly,
+    and each tag and keyword match (a term's word or a whole label) with its skills."""
+
+    exact: Collection[int]
+    tags: list[tuple[str, Collection[int]]]
+    keywords: list[tuple[str, Collection[int]]]
+    fields: list[tuple[Term, Callable[[int], int]]]  # each term, and the fields holding it by position
 
 
 class SearchIndex:
@@ -151,7 +166,7 @@ class SearchIndex:
         # The first pages are what nearly every request reads: the PREFIX smallest keys cost
         # one pass over the matches, where sorting them all costs log(n) passes. The keys are
         # kept (8 bytes a match) so that a deeper page picks more of them the same way.
-        prefix = self._decoded(heapq.nsmallest(PREFIX, keys))
+        prefix = self._decoded(smallest(keys, PREFIX))
         if KEPT_KEY_MIN <= min(keys):
             return Ranking(prefix, len(keys), self._decoded, array("q", keys))
         return Ranking(prefix, len(keys), lambda _: self._rank(query, tags, whole=True).positions)
@@ -208,7 +223,7 @@ class SearchIndex:
         keys = map(
             sub, members, map(add, map(mul, classes, repeat(score_radix)), map(mul, scores, repeat(size)))
         )
-        prefix = array("i", [key % size for key in heapq.nsmallest(PREFIX, keys)])
+        prefix = array("i", [key % size for key in smallest(keys, PREFIX)])
         matching = self._tags.holders(query) | self._keywords.holders(query)
         if exact:
             matching |= bitmap(exact, size)
@@ -299,18 +314,33 @@ class SearchIndex:
         by_rank = self._by_rank()
         return [by_rank[key % size] for key in sorted(-get(p, 0) * size + rank[p] for p in positions)]
 
-    def reasons(self, position: int, query: Query, held: Held) -> list[tuple[str, str]]:
+    def matchers(self, query: Query) -> Matchers:
+        """What the reasons and excerpt of every hit of `query` test it against (see reasons)."""
+        return Matchers(
+            self._by_exact.get(query.whole, _NOWHERE),
+            self._tags.matchers(query) if query.terms else [],
+            self._keywords.matchers(query) if query.terms else [],
+            [(term, self.text.fields_reader(term.stem)) for term in query.terms],
+        )
+
+    def reasons(self, position: int, query: Query, held: Held, matchers: Matchers) -> list[tuple[str, str]]:
         """Every (rule, term) by which the skill at `position` matches `query`; `held` says
-        which of its text fields hold each term."""
+        which of its text fields hold each term, `matchers` is self.matchers(query)."""
         reasons = []
-        if position in self._by_exact.get(query.whole, _NOWHERE):
+        if position in matchers.exact:
             reasons.append(("exact", query.whole))
         if not query.terms:
             return reasons
-        reasons.extend(("tag", term) for term in self._tags.matched(position, query))
-        reasons.extend(("keyword", term) for term in self._keywords.matched(position, query))
-        for field, rule in enumerate(("name", "description", "body")):
-            reasons.extend((rule, term.word) for term, fields in held if fields[field])
+        for what, positions in matchers.tags:
+            if position in positions:
+                reasons.append(("tag", what))
+        for what, positions in matchers.keywords:
+            if position in positions:
+                reasons.append(("keyword", what))
+        for bit, rule in _TEXT_RULES:
+            for term, fields in held:
+                if fields & bit:
+                    reasons.append((rule, term.word))
         return reasons
 
     def _tagged(self, tags: Sequence[str]) -> set[int] | None:
@@ -320,6 +350,20 @@ class SearchIndex:
             return None
         sets = sorted((self._by_tag.get(tag, _NOWHERE) for tag in wanted), key=len)
         return set(sets[0]).intersection(*sets[1:])
+
+
+def smallest(keys: Iterable[int], count: int) -> list[int]:
+    """The `count` smallest of `keys`, ascending: what heapq.nsmallest answers, with the heap
+    made and popped in C (heapify, heappop) where nsmallest compares each key in Python: from
+    a third of its instructions at 200 keys to four fifths at 6,000 (docs/benchmarks.md, "Cold
+    search at 0.4 ×, session 5")."""
+    heap = list(keys)
+    if count >= len(heap):
+        heap.sort()
+        return heap
+    heapq.heapify(heap)
+    pop = heapq.heappop
+    return [pop(heap) for _ in range(count)]
 
 
 class Ranking:
@@ -352,7 +396,7 @@ class Ranking:
             elif 4 * wanted >= self.count:
                 positions = decoded(sorted(keys))
             else:
-                positions = decoded(heapq.nsmallest(wanted, keys))
+                positions = decoded(smallest(keys, wanted))
             if len(positions) == self.count:
                 self._decoded = self._keys = None
             self.positions = positions

@@ -9,7 +9,7 @@ from catalog.searchquery import Held, Query
 from catalog.textwords import earliest_with_stem
 
 if TYPE_CHECKING:  # the index and its rankings make these; only their types are read here
-    from catalog.search import Ranking, SearchIndex
+    from catalog.search import Matchers, Ranking, SearchIndex
 
 # Hits a remembered ranking keeps, with their reasons and excerpts once worked out: the first
 # two default pages, which repeated queries ask for again (about 1 KB a hit).
@@ -20,13 +20,15 @@ class SearchHit:
     """A matching skill; why it matched and its excerpt are worked out when first asked for,
     then kept (a remembered ranking keeps the hits of the pages it served)."""
 
-    __slots__ = ("_excerpts", "_held", "_index", "_position", "_query", "_reasons", "skill")
+    __slots__ = ("_excerpts", "_held", "_index", "_position", "_query", "_reasons", "_results", "skill")
 
-    def __init__(self, index: "SearchIndex", position: int, query: Query) -> None:
+    def __init__(self, results: "SearchResults", position: int) -> None:
+        index = results.source
         self.skill: SkillEntry = index.skills[position]
         self._index = index
+        self._results = results
         self._position = position
-        self._query = query
+        self._query = results.query
         self._held: Held | None = None
         self._reasons: list[tuple[str, str]] | None = None
         self._excerpts: dict[int, str] = {}
@@ -34,7 +36,9 @@ class SearchHit:
     def match_reasons(self) -> list[tuple[str, str]]:
         """Every (rule, term) that matched, in rule order, then query order."""
         if self._reasons is None:
-            self._reasons = self._index.reasons(self._position, self._query, self._text_fields())
+            self._reasons = self._index.reasons(
+                self._position, self._query, self._text_fields(), self._results.matchers()
+            )
         return list(self._reasons)
 
     def excerpt(self, excerpt_chars: int) -> str:
@@ -48,16 +52,16 @@ class SearchHit:
     def _text_fields(self) -> Held:
         """Each term, and whether the name, description and body hold it."""
         if self._held is None:
-            holding = self._index.text.fields_holding
-            self._held = [(term, holding(term.stem, self._position)) for term in self._query.terms]
+            position = self._position
+            self._held = [(term, read(position)) for term, read in self._results.matchers().fields]
         return self._held
 
 
 def excerpt_of(skill: SkillEntry, held: Held, excerpt_chars: int) -> str:
-    stems = [term.stem for term, fields in held if fields[1]]
+    stems = [term.stem for term, fields in held if fields & 2]  # in the description
     if stems:
         return excerpt_around(skill.description, stems, excerpt_chars)
-    stems = [term.stem for term, fields in held if fields[2]]
+    stems = [term.stem for term, fields in held if fields & 4]  # in the body
     if stems:
         # Decoded only here: a SkillEntry keeps its instructions as UTF-8.
         return excerpt_around(skill.instructions, stems, excerpt_chars)
@@ -81,10 +85,19 @@ class SearchResults(Sequence[SearchHit]):
     """Ranked hits; each SearchHit is built when it is read, so a page costs only its own."""
 
     def __init__(self, index: "SearchIndex", ranking: "Ranking", query: Query) -> None:
-        self._index = index
+        self.source = index
         self._ranking = ranking
-        self._query = query
+        self.query = query
         self._hits: dict[int, SearchHit] = {}  # by rank, the first KEPT_HITS only
+        self._matchers: Matchers | None = None
+
+    def matchers(self) -> "Matchers":
+        """What every hit's reasons are tested against (SearchIndex.matchers), once per query
+        (a race makes it twice, the same)."""
+        found = self._matchers
+        if found is None:
+            found = self._matchers = self.source.matchers(self.query)
+        return found
 
     def __len__(self) -> int:
         return self._ranking.count
@@ -107,7 +120,7 @@ class SearchResults(Sequence[SearchHit]):
     def _hit(self, rank: int) -> SearchHit:
         hit = self._hits.get(rank)
         if hit is None:
-            hit = SearchHit(self._index, self._ranking.position(rank), self._query)
+            hit = SearchHit(self, self._ranking.position(rank))
             if rank < KEPT_HITS:
                 self._hits[rank] = hit
         return hit

@@ -64,15 +64,13 @@ class Labels:
             for word, labels in by_first_word.items()
         }
 
-    def matched(self, position: int, query: Query) -> list[str]:
-        """What the labels of the skill at `position` match: the terms, in query order, then
-        the labels matched whole, in query order."""
-        found = [term.word for term in query.terms if position in self._by_stem.get(term.stem, _NOWHERE)]
-        for word in query.all_words:
-            for label, positions in self._by_first_word.get(word, ()):
-                if position in positions and label not in query.content_words:
-                    if found_whole(label, query.whole):
-                        found.append(label)
+    def matchers(self, query: Query) -> list[tuple[str, Collection[int]]]:
+        """What the labels of a skill may match, worked out once for every hit of a query
+        (a skill's matches are those whose skills hold it): each term with the skills whose
+        labels have its stem, in query order, then each label matched whole with its skills,
+        in query order."""
+        found = [(term.word, self._by_stem[term.stem]) for term in query.terms if term.stem in self._by_stem]
+        found.extend(self._whole_labels(query))
         return found
 
     def counts(self, query: Query) -> Counter[int]:
@@ -101,10 +99,15 @@ class Labels:
 
     def _whole(self, query: Query) -> Iterator[Collection[int]]:
         """The skills of each label matched whole by `query` that is not one of its words."""
+        for _, positions in self._whole_labels(query):
+            yield positions
+
+    def _whole_labels(self, query: Query) -> Iterator[tuple[str, Collection[int]]]:
+        """Each label matched whole by `query` that is not one of its words, with its skills."""
         for word in query.all_words:
             for label, positions in self._by_first_word.get(word, ()):
                 if label not in query.content_words and found_whole(label, query.whole):
-                    yield positions
+                    yield label, positions
 
 
 def _frozen(positions: set[int]) -> Collection[int]:

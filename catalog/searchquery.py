@@ -28,7 +28,8 @@ class Query:
     all_words: tuple[str, ...]  # every distinct word, stop words included, in order
 
 
-Held = list[tuple[Term, tuple[bool, bool, bool]]]  # each term; whether name, description, body hold it
+# Each term, and the fields of a skill holding it: name 1, description 2, body 4 (catalog.textindex).
+Held = list[tuple[Term, int]]
 
 
 def parse_query(query: str) -> Query:

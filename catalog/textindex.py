@@ -23,7 +23,7 @@ scores are exact integers: equal for every process and every order of the query'
 import math
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Sized
+from collections.abc import Callable, Iterable, Iterator, Sized
 from itertools import compress, repeat
 from operator import rshift
 
@@ -51,6 +51,7 @@ DENSE_STEMS = 320
 # Each score is kept with the fields holding the stem in its low bits (name 1, description 2,
 # body 4): a slot of 0 is a skill not holding it.
 _FIELD_BITS = 3
+_FIELD_MASK = (1 << _FIELD_BITS) - 1
 
 
 class TextIndex:
@@ -194,14 +195,23 @@ class TextIndex:
 
     def fields_holding(self, stem: str, position: int) -> tuple[bool, bool, bool]:
         """Whether the name, the description and the body of the skill at `position` hold `stem`."""
+        fields = self.fields_reader(stem)(position)
+        return bool(fields & 1), bool(fields & 2), bool(fields & 4)
+
+    def fields_reader(self, stem: str) -> Callable[[int], int]:
+        """For a position, the fields of that skill holding `stem` (name 1, description 2,
+        body 4): looked up once per query, read once per hit."""
         dense = self._dense.get(stem)
         if dense is not None:
-            fields = dense[position]
-        else:
-            start, end = self._span(stem)
-            found = bisect_left(self._positions, position, start, end)
-            fields = self._packed[found] if found < end and self._positions[found] == position else 0
-        return bool(fields & 1), bool(fields & 2), bool(fields & 4)
+            return lambda position: dense[position] & _FIELD_MASK
+        start, end = self._span(stem)
+        positions, packed = self._positions, self._packed
+
+        def read(position: int) -> int:
+            found = bisect_left(positions, position, start, end)
+            return packed[found] & _FIELD_MASK if found < end and positions[found] == position else 0
+
+        return read
 
     def vocabulary(self) -> int:
         """Distinct stems in any field (for measurements)."""

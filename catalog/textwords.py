@@ -48,8 +48,9 @@ STOP_WORDS: frozenset[str] = _read_stop_words()
 
 
 @cache
-def _word_pattern() -> re.Pattern[str]:
-    """Compiled on first use: listing the combining marks takes a few tens of milliseconds."""
+def _mark_class() -> str:
+    """The combining marks as a regular expression's class body, listed on first use (a few
+    tens of milliseconds)."""
     marks: list[list[int]] = []  # [first, last] code point of each run of marks
     for block in _MARK_RANGES:
         for code in block:
@@ -58,8 +59,18 @@ def _word_pattern() -> re.Pattern[str]:
                     marks[-1][1] = code
                 else:
                     marks.append([code, code])
-    mark_class = "".join(f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high in marks)
-    return re.compile(rf"[^\W_](?:[^\W_]|[{mark_class}])*")
+    return "".join(f"{re.escape(chr(low))}-{re.escape(chr(high))}" for low, high in marks)
+
+
+@cache
+def _word_pattern() -> re.Pattern[str]:
+    return re.compile(rf"[^\W_](?:[^\W_]|[{_mark_class()}])*")
+
+
+@cache
+def _word_rest() -> re.Pattern[str]:
+    """What follows a word's first character up to its end (see _word_pattern)."""
+    return re.compile(rf"(?:[^\W_]|[{_mark_class()}])*")
 
 
 def spans(text: str) -> Iterator[tuple[int, int, str]]:
@@ -141,10 +152,15 @@ def earliest_with_stem(text: str, stems: Collection[str]) -> tuple[int, int] | N
     the search."""
     prefixes = {stem_prefix(wanted) for wanted in stems}
     start, size = 0, _FIRST_PIECE
+    rest = _word_rest()
     while start < len(text):
         end = min(start + size, len(text))
-        while end < len(text) and in_word(text, end):
-            end += 1
+        if end < len(text) and in_word(text, end):
+            # Inside a word: its end (every character after one in a word is in it while it
+            # is a letter, a digit or a mark).
+            found_end = rest.match(text, end)
+            assert found_end is not None  # the pattern matches the empty string
+            end = found_end.end()
         found = _earliest_in_piece(text[start:end], stems, prefixes)
         if found is not None:
             return start + found[0], start + found[1]
@@ -167,15 +183,40 @@ def _earliest_in_piece(piece: str, stems: Collection[str], prefixes: Iterable[st
     pattern = _word_pattern()
     best: tuple[int, int] | None = None
     for prefix in prefixes:
-        start = folded.find(prefix)
-        while start >= 0 and (best is None or start < best[0]):
-            if start == 0 or not in_word(folded, start - 1):
+        search = _after_no_letter(prefix).search
+        found = search(folded)
+        while found is not None:
+            start = found.start()
+            if best is not None and start >= best[0]:
+                break
+            # No letter or digit before (the pattern's look-behind): a word starts here unless
+            # the character before is a combining mark that follows one (never an ASCII one).
+            if start == 0 or folded[start - 1].isascii() or not in_word(folded, start - 1):
                 match = pattern.match(folded, start)
                 if match is not None and _stems.of(match.group()) in stems:
                     best = (start, match.end())
                     break
-            start = folded.find(prefix, start + 1)
+            found = search(folded, start + 1)
     return best
+
+
+# Patterns of _after_no_letter kept (one per stem prefix of the queries, each compiled once);
+# past this bound the table starts again.
+PREFIX_PATTERNS = 4096
+_prefix_patterns: dict[str, re.Pattern[str]] = {}
+
+
+def _after_no_letter(prefix: str) -> re.Pattern[str]:
+    """`prefix` where no letter or digit precedes it: each place a word may start with it."""
+    found = _prefix_patterns.get(prefix)
+    if found is None:
+        if len(_prefix_patterns) >= PREFIX_PATTERNS:
+            _prefix_patterns.clear()
+        # The literal first, so that the engine scans for it as str.find does; then the
+        # look-behind, over the prefix and the character before it.
+        escaped = re.escape(prefix)
+        found = _prefix_patterns[prefix] = re.compile(rf"{escaped}(?<![^\W_]{escaped})")
+    return found
 
 
 def word_counts(text: str) -> tuple[dict[bytes, int], int]:

@@ -133,6 +133,15 @@ def json_object(parts: Iterable[Part]) -> Spliced:
     return enclosed(b"{", parts, b"}")
 
 
+def merged(first: Spliced, second: Spliced) -> Spliced:
+    """The object of the members of `first` and then of `second`, two objects of at least one
+    member each: json_object((inner(first), inner(second))) in one join per form."""
+    return Spliced(
+        b"".join((memoryview(first.json)[:-1], b",", memoryview(second.json)[1:])),
+        b"".join((memoryview(first.text)[:-1], b",", memoryview(second.text)[1:])),
+    )
+
+
 def json_array(items: list[Spliced]) -> Spliced:
     """The array of `items` (each a whole value)."""
     return Spliced(

@@ -137,20 +137,14 @@ def search_results(view: SnapshotView, hits: Iterable[SearchHit], excerpt_chars:
     memo = _memo(view)
     kept = _fitted(
         (
-            spliced.json_object(
-                (
-                    spliced.inner(memo.get(hit.skill.id) or _metadata_object(memo, hit.skill)),
-                    spliced.inner(
-                        spliced.plain(
-                            {
-                                "match_reasons": [
-                                    {"rule": rule, "term": term} for rule, term in hit.match_reasons()
-                                ],
-                                "excerpt": hit.excerpt(excerpt_chars),
-                            }
-                        )
-                    ),
-                )
+            spliced.merged(
+                memo.get(hit.skill.id) or _metadata_object(memo, hit.skill),
+                spliced.plain(
+                    {
+                        "match_reasons": [{"rule": rule, "term": term} for rule, term in hit.match_reasons()],
+                        "excerpt": hit.excerpt(excerpt_chars),
+                    }
+                ),
             )
             for hit in hits
         ),

@@ -2,6 +2,8 @@
 its first pages picked without sorting every match and the rest ordered only when a deeper
 page is read, is the order of docs/reference.md#search exactly, on every page."""
 
+from array import array
+
 import pytest
 
 from bench.cold import search_queries
@@ -175,3 +177,10 @@ def test_a_query_of_more_label_postings_than_label_passes_ranks_every_match(
     monkeypatch.setattr(search_module, "LABEL_PASSES", 3)
     assert index._by_labels(parsed, (), set(), None) is None
     assert_pages_are_the_reference_order(index, some_queries(generated, 30, 31), 3)
+
+
+@pytest.mark.parametrize("count", [0, 1, 5, 41, 99, 100, 150])
+def test_the_smallest_keys_are_those_of_a_sort(count: int) -> None:
+    keys = [(7919 * n) % 1000 - 500 for n in range(100)]
+    assert search_module.smallest(iter(keys), count) == sorted(keys)[:count]
+    assert search_module.smallest(array("q", keys), count) == sorted(keys)[:count]

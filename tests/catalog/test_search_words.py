@@ -114,9 +114,10 @@ def test_token_stem_is_the_stem_of_the_word() -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.lists(st.sampled_from([*"ab tesingTESÉé.-", "\u0301", "İ", "dying ", "tests "]), max_size=40).map(
-        "".join
-    ),
+    st.lists(
+        st.sampled_from([*"ab tesingTESÉé.-", "\u0301", "İ", "dying ", "tests ", "\u212a", "ſ", "—", "ß"]),
+        max_size=40,
+    ).map("".join),
     st.sampled_from([("test",), ("die",), ("a",), ("test", "die"), ("é",)]),
 )
 def test_the_earliest_word_with_a_stem_is_the_first_one_reading_word_by_word(
@@ -127,6 +128,18 @@ def test_the_earliest_word_with_a_stem_is_the_first_one_reading_word_by_word(
     for first_piece in (1, 3, 256):  # the text is read in pieces: small ones cross every boundary
         with patch.object(textwords, "_FIRST_PIECE", first_piece):
             assert earliest_with_stem(text, stems) == expected
+
+
+def test_the_prefix_patterns_start_again_past_their_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(textwords, "PREFIX_PATTERNS", 2)
+    monkeypatch.setattr(textwords, "_prefix_patterns", {})
+    text = "Latest notes: a contest of tests, then dying plants and forms."
+    expected = {"test": (27, 32), "die": (39, 44), "plant": (45, 51), "form": (56, 61)}
+    for _ in range(2):
+        for found, place in expected.items():
+            assert earliest_with_stem(text, {stem(found) or found}) == place
+            assert len(textwords._prefix_patterns) <= 2
+    assert earliest_with_stem(text, {stem("test"), stem("form")}) == (27, 32)
 
 
 def test_every_word_begins_with_the_prefix_of_its_stem() -> None:

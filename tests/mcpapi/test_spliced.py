@@ -82,6 +82,13 @@ def test_objects_and_arrays_of_pieces_are_the_encoding_of_the_whole() -> None:
     assert spliced.json_array([]) == expected("[]")
 
 
+def test_two_objects_merged_are_the_object_of_their_members() -> None:
+    a, b = {"x": AWKWARD, "y": 1}, {"z": ["—", None], "w": "\ud800"}
+    merged = spliced.merged(spliced.plain(a), spliced.plain(b))
+    assert merged == expected(dumps_text({**a, **b}))
+    assert merged == spliced.json_object([spliced.inner(spliced.plain(a)), spliced.inner(spliced.plain(b))])
+
+
 def reference_result(structured: dict[str, Any], is_error: bool = False) -> bytes:
     """A CallToolResult as wire made it before it was spliced: one JSON text, then UTF-8."""
     text = dumps_text(structured)
