@@ -19,6 +19,7 @@ import lz4.block  # type: ignore[import-untyped]
 
 from catalog.config import RegistryConfig
 from catalog.report import OmittedFile
+from catalog.textwords import fold_stable
 
 # Instructions are most of an index's memory: 27.8 MB of UTF-8 at 10,000 skills of the bench
 # corpus, 19.7 MB packed with LZ4 (its fast mode), unpacked in ~3 us each: every search hit's
@@ -81,6 +82,10 @@ class SkillEntry:
     # takes 2 bytes for every character: 64 % of the bench corpus's bodies), packed with LZ4.
     # Unpacked when read (skills_get, excerpts; search at build).
     _instructions_packed: bytes = field(default=b"", init=False, repr=False)
+    # Whether case folding the instructions only lower-cases their ASCII letters
+    # (textwords.fold_stable): an excerpt is then found in their UTF-8 as kept, undecoded
+    # (docs/benchmarks.md, "Excerpts, session 5"). Derived from the instructions.
+    instructions_fold_stable: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self, *init_vars: str) -> None:
         [instructions] = init_vars  # the one InitVar (a plain field to type checkers)
@@ -88,6 +93,12 @@ class SkillEntry:
             object.__setattr__(self, "_files_by_path", {entry.path: entry for entry in self.files})
         packed = lz4.block.compress(instructions.encode("utf-8", "surrogatepass"))
         object.__setattr__(self, "_instructions_packed", packed)
+        object.__setattr__(self, "instructions_fold_stable", fold_stable(instructions))
+
+    def instructions_utf8(self) -> bytes:
+        """The instructions as UTF-8 (lone surrogates kept, as "surrogatepass" writes them)."""
+        data: bytes = lz4.block.decompress(self._instructions_packed)
+        return data
 
     def file(self, path: str) -> FileEntry | None:
         """The supporting file at exactly `path` (no normalisation), if the skill lists it."""
@@ -101,7 +112,7 @@ class SkillEntry:
 
 def _instructions(self: SkillEntry) -> str:
     """The instructions (the body of SKILL.md)."""
-    return lz4.block.decompress(self._instructions_packed).decode("utf-8", "surrogatepass")
+    return self.instructions_utf8().decode("utf-8", "surrogatepass")
 
 
 # Set after the dataclass is made, so that `instructions` stays an __init__ argument.

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, overload
 
 from catalog.entries import SkillEntry
 from catalog.searchquery import Held, Query
-from catalog.textwords import earliest_with_stem
+from catalog.textwords import earliest_with_stem, earliest_with_stem_utf8
 
 if TYPE_CHECKING:  # the index and its rankings make these; only their types are read here
     from catalog.search import Matchers, Ranking, SearchIndex
@@ -63,6 +63,8 @@ def excerpt_of(skill: SkillEntry, held: Held, excerpt_chars: int) -> str:
         return excerpt_around(skill.description, stems, excerpt_chars)
     stems = [term.stem for term, fields in held if fields & 4]  # in the body
     if stems:
+        if skill.instructions_fold_stable:
+            return excerpt_around_utf8(skill.instructions_utf8(), stems, excerpt_chars)
         # Decoded only here: a SkillEntry keeps its instructions as UTF-8.
         return excerpt_around(skill.instructions, stems, excerpt_chars)
     return skill.description[:excerpt_chars]
@@ -79,6 +81,36 @@ def excerpt_around(text: str, stems: Collection[str], excerpt_chars: int) -> str
     centre = (found[0] + found[1]) // 2
     first = min(max(0, centre - excerpt_chars // 2), len(text) - excerpt_chars)
     return text[first : first + excerpt_chars]
+
+
+def excerpt_around_utf8(data: bytes, stems: Collection[str], excerpt_chars: int) -> str:
+    """excerpt_around of the fold_stable text whose UTF-8 is `data`, decoding only what lies
+    before the word found and the excerpt's length after it (at most 4 bytes a character),
+    not the whole text (docs/benchmarks.md, "Excerpts, session 5")."""
+    if len(data) <= excerpt_chars:  # no more characters than bytes
+        return data.decode("utf-8", "surrogatepass")
+    found = earliest_with_stem_utf8(data, stems)
+    start, end = found if found is not None else (0, 0)
+    stop = min(len(data), end + 4 * excerpt_chars)
+    while stop < len(data) and data[stop] & 0xC0 == 0x80:  # inside a character: to its end
+        stop += 1
+    before = data[:start].decode("utf-8", "surrogatepass")
+    after = data[start:stop].decode("utf-8", "surrogatepass")
+    # The text's length in characters, known when `after` reaches its end; otherwise more
+    # than len(before) + len(after), itself at least the word's end plus excerpt_chars.
+    length = len(before) + len(after) if stop == len(data) else None
+    if length is not None and length <= excerpt_chars:
+        return before + after
+    if found is None:
+        return after[:excerpt_chars]
+    word_chars = len(data[start:end].decode("utf-8", "surrogatepass"))
+    centre = (2 * len(before) + word_chars) // 2
+    first = max(0, centre - excerpt_chars // 2)
+    if length is not None:
+        first = min(first, length - excerpt_chars)
+    if first >= len(before):
+        return after[first - len(before) : first - len(before) + excerpt_chars]
+    return (before[first:] + after)[:excerpt_chars]
 
 
 class SearchResults(Sequence[SearchHit]):

@@ -200,6 +200,105 @@ def _earliest_in_piece(piece: str, stems: Collection[str], prefixes: Iterable[st
     return best
 
 
+# A run of bytes that may hold a word of UTF-8 text: ASCII letters and digits and every byte of
+# a multi-byte character. Words never hold an ASCII byte of any other kind, so a text cut where
+# such a run ends is cut between words.
+_UTF8_RUN = re.compile(rb"[0-9A-Za-z\x80-\xff]*")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def fold_stable(text: str) -> bool:
+    """Whether case folding `text` only lower-cases its ASCII letters (each other character
+    folds to itself): then the UTF-8 of its case-folded text is its UTF-8 with bytes.lower,
+    and earliest_with_stem_utf8 may read it. Not so with `K` (Kelvin) or `ſ`, which fold to
+    ASCII, `ß` or `İ`, which fold longer, or any capital outside ASCII."""
+    return text.isascii() or all(char.casefold() == char for char in set(_NON_ASCII.findall(text)))
+
+
+def earliest_with_stem_utf8(data: bytes, stems: Collection[str]) -> tuple[int, int] | None:
+    """earliest_with_stem of the text whose UTF-8 (lone surrogates as "surrogatepass" writes
+    them) is `data`, as byte offsets into `data`, for a text that is fold_stable: the same
+    prefixes are found by the same patterns in pieces of `data` lower-cased, with no decoding
+    but of the words found."""
+    prefixes = {stem_prefix(wanted).encode("utf-8", "surrogatepass") for wanted in stems}
+    start, size = 0, _FIRST_PIECE
+    while start < len(data):
+        end = min(start + size, len(data))
+        if end < len(data):
+            end = _match(_UTF8_RUN, data, end).end()
+        found = _earliest_in_utf8_piece(data, start, end, stems, prefixes)
+        if found is not None:
+            return found
+        start, size = end, size * 2
+    return None
+
+
+def _earliest_in_utf8_piece(
+    data: bytes, first: int, last: int, stems: Collection[str], prefixes: Iterable[bytes]
+) -> tuple[int, int] | None:
+    piece = data[first:last].lower()
+    pattern = _word_pattern()
+    best: tuple[int, int] | None = None
+    for prefix in prefixes:
+        search = _after_no_letter_utf8(prefix).search
+        found = search(piece)
+        while found is not None:
+            start = found.start()
+            if best is not None and start >= best[0]:
+                break
+            # The piece starts after an ASCII byte that is no letter (or at the text's start),
+            # the pattern rules out an ASCII letter or digit before: left is a character
+            # outside ASCII, which may be a letter or a mark that follows one.
+            if start == 0 or piece[start - 1] < 0x80 or not _in_word_before(data, first + start):
+                run = _match(_UTF8_RUN, piece, start).group()
+                if run.isascii():
+                    word: str | None = run.decode("ascii")
+                else:
+                    match = pattern.match(run.decode("utf-8", "surrogatepass"))
+                    word = match.group() if match is not None else None
+                if word and _stems.of(word) in stems:
+                    best = (start, start + len(word.encode("utf-8", "surrogatepass")))
+                    break
+            found = search(piece, start + 1)
+    return None if best is None else (first + best[0], first + best[1])
+
+
+def _match(pattern: re.Pattern[bytes], data: bytes, start: int) -> re.Match[bytes]:
+    found = pattern.match(data, start)
+    assert found is not None  # the pattern matches the empty string
+    return found
+
+
+def _in_word_before(data: bytes, end: int) -> bool:
+    """in_word of the character that ends at byte `end` of the UTF-8 `data`."""
+    while end > 0:
+        start = end - 1
+        while start > 0 and data[start] & 0xC0 == 0x80:  # a continuation byte
+            start -= 1
+        char = data[start:end].decode("utf-8", "surrogatepass")
+        if char.isalnum():
+            return True
+        if not unicodedata.category(char).startswith("M"):
+            return False
+        end = start
+    return False
+
+
+_prefix_patterns_utf8: dict[bytes, re.Pattern[bytes]] = {}
+
+
+def _after_no_letter_utf8(prefix: bytes) -> re.Pattern[bytes]:
+    """_after_no_letter for lower-cased UTF-8: no ASCII letter or digit before `prefix` (the
+    caller tests a character outside ASCII)."""
+    found = _prefix_patterns_utf8.get(prefix)
+    if found is None:
+        if len(_prefix_patterns_utf8) >= PREFIX_PATTERNS:
+            _prefix_patterns_utf8.clear()
+        escaped = re.escape(prefix)
+        found = _prefix_patterns_utf8[prefix] = re.compile(rb"%s(?<![0-9a-z]%s)" % (escaped, escaped))
+    return found
+
+
 # Patterns of _after_no_letter kept (one per stem prefix of the queries, each compiled once);
 # past this bound the table starts again.
 PREFIX_PATTERNS = 4096

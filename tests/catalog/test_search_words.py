@@ -10,9 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from catalog import textwords
+from catalog.searchhits import excerpt_around, excerpt_around_utf8
 from catalog.textwords import (
     STOP_WORDS,
     earliest_with_stem,
+    earliest_with_stem_utf8,
+    fold_stable,
     in_word,
     spans,
     stem,
@@ -128,6 +131,60 @@ def test_the_earliest_word_with_a_stem_is_the_first_one_reading_word_by_word(
     for first_piece in (1, 3, 256):  # the text is read in pieces: small ones cross every boundary
         with patch.object(textwords, "_FIRST_PIECE", first_piece):
             assert earliest_with_stem(text, stems) == expected
+
+
+# Characters that fold to themselves (a dash, marks, a small letter, a lone surrogate, kana)
+# and characters that do not: Kelvin sign and long s fold to ASCII, sharp s, dotted capital I
+# and the ligature fold longer, a capital outside ASCII to another letter, ypogegrammeni (a
+# mark) to a letter.
+STABLE = ["\u2014", "\u0301", "\u0308", "é", "ü", "\ud800", "あ", "\u00a0", "ι"]
+UNSTABLE = ["\u212a", "ſ", "ß", "İ", "ﬁ", "É", "Σ", "\u0345"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.one_of(  # mostly texts that fold to themselves, which the UTF-8 path reads
+        *[st.lists(st.sampled_from([*"ab tesingTESé.-_", "dying ", "tests ", "Testé ", *STABLE]), max_size=60)] * 3,
+        st.lists(st.sampled_from([*"ab tesingTES.-", "tests ", *STABLE, *UNSTABLE]), max_size=30),
+    ).map("".join),
+    st.sampled_from([("test",), ("die",), ("a",), ("test", "die"), ("é",), ("testé",)]),
+)
+def test_the_earliest_word_in_utf8_is_the_earliest_in_the_text_when_folding_keeps_it(
+    text: str, wanted: tuple[str, ...]
+) -> None:
+    assert fold_stable(text) == (text.casefold().encode("utf-8", "surrogatepass") == _utf8(text).lower())
+    assert fold_stable(text) == (not any(char in text for char in UNSTABLE))
+    if not fold_stable(text):
+        return
+    stems = {stem(word) or word for word in wanted}
+    expected = earliest_with_stem(text, stems)
+    for first_piece in (1, 3, 256):  # pieces of every size, cut inside characters too
+        with patch.object(textwords, "_FIRST_PIECE", first_piece):
+            found = earliest_with_stem_utf8(_utf8(text), stems)
+            assert (None if found is None else tuple(_chars(text, at) for at in found)) == expected
+            for excerpt_chars in (1, 4, 9, 30):
+                assert excerpt_around_utf8(_utf8(text), stems, excerpt_chars) == excerpt_around(
+                    text, stems, excerpt_chars
+                )
+
+
+def test_an_excerpt_of_utf8_is_cut_at_characters_of_four_bytes() -> None:
+    text = "\U0001f600" * 50 + " testing " + "\U0001f600" * 50 + "—é"
+    assert fold_stable(text)
+    for excerpt_chars in (1, 2, 10, 57, 99, 108, 109, 200):
+        for wanted in ({stem("test")}, {stem("absent")}):
+            assert excerpt_around_utf8(_utf8(text), wanted, excerpt_chars) == excerpt_around(
+                text, wanted, excerpt_chars
+            )
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _chars(text: str, byte_offset: int) -> int:
+    """The character offset in `text` of a byte offset into its UTF-8."""
+    return len(_utf8(text)[:byte_offset].decode("utf-8", "surrogatepass"))
 
 
 def test_the_prefix_patterns_start_again_past_their_bound(monkeypatch: pytest.MonkeyPatch) -> None:
