@@ -221,7 +221,9 @@ def earliest_with_stem_utf8(data: bytes, stems: Collection[str]) -> tuple[int, i
     prefixes are found by the same patterns in pieces of `data` lower-cased, with no decoding
     but of the words found."""
     prefixes = {stem_prefix(wanted).encode("utf-8", "surrogatepass") for wanted in stems}
-    start, size = 0, _FIRST_PIECE
+    # Bytes are lower-cased for far less than text is case-folded: a larger first piece
+    # (docs/benchmarks.md, "Excerpts, session 5").
+    start, size = 0, 4 * _FIRST_PIECE
     while start < len(data):
         end = min(start + size, len(data))
         if end < len(data):
