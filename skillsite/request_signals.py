@@ -47,7 +47,8 @@ _installed = False
 def _thread_storage() -> threading.local | None:
     """The threading.local behind `connections` (asgiref's thread-critical Local), or None
     when asgiref keeps them some other way (then Django's receivers stay)."""
-    storage = vars(connections._connections).get("_storage")
+    # Both are set in the instances' own __dict__ (BaseConnectionHandler, asgiref's Local).
+    storage = vars(vars(connections)["_connections"]).get("_storage")
     return storage if isinstance(storage, threading.local) else None
 
 
@@ -58,7 +59,9 @@ def _closing_caches() -> bool:
             backend = import_string(params["BACKEND"])
         except ImportError:
             return True  # Django raises on the cache's first use; its receiver stays meanwhile.
-        if not isinstance(backend, type) or backend.close is not BaseCache.close:
+        if not (isinstance(backend, type) and issubclass(backend, BaseCache)):
+            return True
+        if backend.close is not BaseCache.close:
             return True
     return False
 

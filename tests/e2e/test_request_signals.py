@@ -105,27 +105,32 @@ def test_conn_max_age_keeps_the_connection_and_replaces_a_broken_one(tmp_path: P
 
 
 INSTALLED = """
-import json, os
+import json
 import skillsite.wsgi
 from django.core import signals
-from django.db import close_old_connections, reset_queries
-from django.core.cache import close_caches
 names = lambda signal: [r.__qualname__ for r in signal._live_receivers(None)[0]]
 print(json.dumps([names(signals.request_started), names(signals.request_finished)]))
 """
 
 
-def test_the_serving_process_runs_the_registry_receivers_only() -> None:
+# Redis db 6 is only named, never reached: the backend connects on first use.
+@pytest.mark.parametrize("cache_url", ["", "redis://127.0.0.1:6379/6"])
+def test_the_serving_process_runs_the_registry_receivers_only(cache_url: str) -> None:
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "CACHE_"))}
     env.update(DJANGO_SETTINGS_MODULE="skillsite.settings", DJANGO_SECRET_KEY="test-request-signals-key")
-    env.update(DATABASE_URL="sqlite:///:memory:", CACHE_URL="")
+    env.update(DATABASE_URL="sqlite:///:memory:", CACHE_URL=cache_url)
     done = subprocess.run(
-        [sys.executable, "-c", INSTALLED], cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", INSTALLED],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     started, finished = json.loads(done.stdout)
     assert started == ["install.<locals>.started"]
-    # close_caches is gone: the local-memory cache's close() is BaseCache's no-op.
+    # close_caches is gone: the local-memory and Redis caches' close() is BaseCache's no-op.
     assert finished == ["reset_urlconf", "install.<locals>.finished"]
 
 
