@@ -6,8 +6,8 @@ request_started, and `close_old_connections` and `django.core.cache.close_caches
 request_finished. Each walks `connections.all(initialized_only=True)` or `caches.all(...)`,
 and every alias costs two look-ups through asgiref's `Local`, whose thread-critical kind
 (the database connections') asks `asyncio.get_running_loop()` each time, which raises in a
-sync thread: ~190,000 instructions of every request, none of it work (docs/benchmarks.md,
-"The floor against the ceiling, session 5").
+sync thread: ~190,000 instructions of every request in place, most of them these look-ups
+(docs/benchmarks.md, "The floor against the ceiling, session 5").
 
 `install()`, called by skillsite/wsgi.py (the serving process only: django.test.Client
 never loads it), replaces them with:
