@@ -15,3 +15,9 @@ from skillsite.checks import secret_key_errors  # noqa: E402 - needs the app reg
 
 if errors := secret_key_errors() + oauth_configuration_errors():
     raise ImproperlyConfigured("; ".join(errors))
+
+# Django's request_started / request_finished receivers, the same work with cheaper look-ups,
+# in the serving process only (skillsite/request_signals.py, docs/benchmarks.md).
+from skillsite.request_signals import install  # noqa: E402 - needs the app registry
+
+install()
