@@ -27,7 +27,7 @@ its first PREFIX ranks, one of two ways:
 
 - by labels, when the skills matching by exact id or name, a tag or a keyword are at least
   PREFIX (nearly every query of topic words): the first three components come from the label
-  postings alone (a Counter over them), and every such skill ranks above every skill matching
+  postings alone (each class a bitmap, from the counts as bit slices, catalog.searchbits), and every such skill ranks above every skill matching
   by text only, so only the members of the best label classes (exact, tag count, keyword
   count) that together hold PREFIX skills get a text score, read by position from the
   prepared scores; the other matches are never scored. The count of matches, which the
@@ -70,8 +70,9 @@ RANKED_CACHE_SIZE = 128
 # Ranks a first ranking works out (the rest when a deeper page is read): the kept hits and
 # the one past them, which tells the page of KEPT_HITS whether more follow.
 PREFIX = KEPT_HITS + 1
-# Label postings a ranking by labels counts at most (a tag's postings are counted once per
-# possible keyword count): a query of more labelled terms than that ranks every match.
+# Tag postings times possible keyword counts a ranking by labels takes at most (it tests
+# twice as many label classes, each a few big-integer operations, catalog.searchbits): a
+# query of more labelled terms than that ranks every match.
 LABEL_PASSES = 32
 # The smallest key an array("q") holds; a ranking with a smaller one (a huge tag or keyword
 # count) keeps no keys and ranks again when a deeper page is read.
