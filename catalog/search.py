@@ -27,12 +27,13 @@ its first PREFIX ranks, one of two ways:
 
 - by labels, when the skills matching by exact id or name, a tag or a keyword are at least
   PREFIX (nearly every query of topic words): the first three components come from the label
-  postings alone (each class a bitmap, from the counts as bit slices, catalog.searchbits), and every such skill ranks above every skill matching
-  by text only, so only the members of the best label classes (exact, tag count, keyword
-  count) that together hold PREFIX skills get a text score, read by position from the
-  prepared scores; the other matches are never scored. The count of matches, which the
-  pages' cursors need, is the size of a union of bitmaps (catalog.searchbits): the holders of
-  each term's stem in the text, tags and keywords, the labels matched whole and the exact
+  postings alone (each class a bitmap, from the counts as bit slices, catalog.searchbits),
+  and every such skill ranks above every skill matching by text only, so only the members
+  of the best label classes (exact, tag count, keyword count) that together hold PREFIX
+  skills get a text score, read by position from the prepared scores; the other matches
+  are never scored. The count of matches, which the pages' cursors need, is the size of a
+  union of bitmaps (catalog.searchbits): the holders of each term's stem in the text, tags
+  and keywords, the labels matched whole and the exact
   matches;
 - else by every match: the keys of all of them (a sum of prepared integers), the PREFIX
   smallest picked without sorting them all, and kept (8 bytes a match) so a deeper page
@@ -205,7 +206,7 @@ class SearchIndex:
         keyword_slices = count_slices(keyword_bits)
         by_keywords = [counted_exactly(keyword_slices, count, labelled) for count in range(keyword_radix)]
         members: list[int] = []
-        classes: list[int] = []
+        labels: list[tuple[int, int]] = []  # each class taken, best first, and its member count
         for exactly in (1, 0):
             among = labelled & exact_bits if exactly else labelled & ~exact_bits
             for tag_count in range(tag_radix - 1, -1, -1):
@@ -215,7 +216,7 @@ class SearchIndex:
                     if found:
                         members.extend(found)
                         label = (exactly * tag_radix + tag_count) * keyword_radix + keyword_count
-                        classes.extend(repeat(label, len(found)))
+                        labels.append((label, len(found)))
                         if len(members) >= PREFIX:
                             break
                 if len(members) >= PREFIX:
@@ -223,14 +224,17 @@ class SearchIndex:
             if len(members) >= PREFIX:
                 break
         text = self.text
-        totals: Iterable[int] = repeat(0)
-        for term in query.terms:
+        first, *others = query.terms
+        totals: Iterable[int] = map(rshift, text.packed(first.stem, members), repeat(3))
+        for term in others:
             totals = map(add, totals, map(rshift, text.packed(term.stem, members), repeat(3)))
         scores = list(totals)
         score_radix = (max(scores) + 1) * size
-        keys = map(
-            sub, members, map(add, map(mul, classes, repeat(score_radix)), map(mul, scores, repeat(size)))
-        )
+        # A member's key less its position: its class's part, one product per class, and its score's.
+        offsets: list[int] = []
+        for label, count in labels:
+            offsets.extend(repeat(label * score_radix, count))
+        keys = map(sub, members, map(add, offsets, map(mul, scores, repeat(size))))
         prefix = array("i", [key % size for key in smallest(keys, PREFIX)])
         matching = labelled
         for term in query.terms:

@@ -5,7 +5,7 @@ counting the matches of a query takes at once (catalog.search)."""
 
 from collections.abc import Iterable, Sequence
 from itertools import accumulate, islice, repeat
-from operator import add
+from operator import add, sub
 
 # Postings held by at least 1 / BITMAP_SHARE of the skills also keep a bitmap: size / 8 bytes,
 # at most 64 / 8 / 6 = 1.33 times the 6-byte (position, score) pairs it stands beside.
@@ -22,11 +22,13 @@ def bitmap(positions: Iterable[int], size: int) -> int:
 
 
 def members(bits: int) -> list[int]:
-    """The positions set in `bits`, ascending, found in C: the bits as a string from bit 0 up,
-    cut at each one, each position one more than the last plus the zeros between them."""
-    gaps = bin(bits)[:1:-1].split("1")
-    gaps.pop()  # the zeros past the highest one (or all of them, for no member)
-    return list(islice(accumulate(map(add, map(len, gaps), repeat(1)), initial=-1), 1, None))
+    """The positions set in `bits`, highest first, found in C: bin's digits (bit 0 last) cut at
+    each one, each digit's place one more than the last one's plus the zeros between them."""
+    digits = bin(bits)
+    gaps = digits.split("1")
+    gaps.pop()  # the zeros below the lowest one (or all of them, for no member)
+    places = islice(accumulate(map(add, map(len, gaps), repeat(1)), initial=-1), 1, None)
+    return list(map(sub, repeat(len(digits) - 1), places))
 
 
 def count_slices(bitmaps: Iterable[int]) -> list[int]:
