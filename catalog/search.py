@@ -27,12 +27,13 @@ its first PREFIX ranks, one of two ways:
 
 - by labels, when the skills matching by exact id or name, a tag or a keyword are at least
   PREFIX (nearly every query of topic words): the first three components come from the label
-  postings alone (a Counter over them), and every such skill ranks above every skill matching
-  by text only, so only the members of the best label classes (exact, tag count, keyword
-  count) that together hold PREFIX skills get a text score, read by position from the
-  prepared scores; the other matches are never scored. The count of matches, which the
-  pages' cursors need, is the size of a union of bitmaps (catalog.searchbits): the holders of
-  each term's stem in the text, tags and keywords, the labels matched whole and the exact
+  postings alone (each class a bitmap, from the counts as bit slices, catalog.searchbits),
+  and every such skill ranks above every skill matching by text only, so only the members
+  of the best label classes (exact, tag count, keyword count) that together hold PREFIX
+  skills get a text score, read by position from the prepared scores; the other matches
+  are never scored. The count of matches, which the pages' cursors need, is the size of a
+  union of bitmaps (catalog.searchbits): the holders of each term's stem in the text, tags
+  and keywords, the labels matched whole and the exact
   matches;
 - else by every match: the keys of all of them (a sum of prepared integers), the PREFIX
   smallest picked without sorting them all, and kept (8 bytes a match) so a deeper page
@@ -52,11 +53,12 @@ from array import array
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import compress, pairwise, repeat
-from operator import add, ge, mul, rshift, sub
+from itertools import pairwise, repeat
+from operator import add, mul, rshift, sub
 
 from catalog.entries import SkillEntry
-from catalog.searchbits import bitmap
+from catalog.searchbits import bitmap, count_slices, counted_exactly
+from catalog.searchbits import members as members_of
 from catalog.searchhits import KEPT_HITS, SearchHit, SearchResults
 from catalog.searchlabels import Labels, freeze_lists
 from catalog.searchquery import Held, Query, Term, normalise, parse_query
@@ -69,8 +71,9 @@ RANKED_CACHE_SIZE = 128
 # Ranks a first ranking works out (the rest when a deeper page is read): the kept hits and
 # the one past them, which tells the page of KEPT_HITS whether more follow.
 PREFIX = KEPT_HITS + 1
-# Label postings a ranking by labels counts at most (a tag's postings are counted once per
-# possible keyword count): a query of more labelled terms than that ranks every match.
+# Tag postings times possible keyword counts a ranking by labels takes at most (it tests
+# twice as many label classes, each a few big-integer operations, catalog.searchbits): a
+# query of more labelled terms than that ranks every match.
 LABEL_PASSES = 32
 # The smallest key an array("q") holds; a ranking with a smaller one (a huge tag or keyword
 # count) keeps no keys and ranks again when a deeper page is read.
@@ -180,57 +183,64 @@ class SearchIndex:
         by text only, so only the best classes of them, by (exact, tag count, keyword
         count), that hold PREFIX skills need a text score. The rest of the ranking is worked
         out whole when a deeper page is read; the count of matches is a union of bitmaps."""
-        tag_lists = self._tags.postings(query)
-        keyword_lists = self._keywords.postings(query)
-        keyword_radix = len(keyword_lists) + 1  # more than any keyword count
-        if len(tag_lists) * keyword_radix > LABEL_PASSES:
+        tag_bits = self._tags.bitmaps(query)
+        keyword_bits = self._keywords.bitmaps(query)
+        tag_radix = len(tag_bits) + 1  # more than any tag count
+        keyword_radix = len(keyword_bits) + 1  # more than any keyword count
+        if len(tag_bits) * keyword_radix > LABEL_PASSES:
             return None
-        # Each member's class, (exact, tag count, keyword count) packed in one integer, counted
-        # in C: a keyword adds 1, a tag keyword_radix (its postings counted that many times).
-        labels: Counter[int] = Counter()
-        for positions in keyword_lists:
-            labels.update(positions)
-        for positions in tag_lists:
-            for _ in range(keyword_radix):
-                labels.update(positions)
-        for position in exact:
-            labels[position] += (len(tag_lists) + 1) * keyword_radix
+        size = len(self.skills)
+        exact_bits = bitmap(exact, size) if exact else 0
+        labelled = exact_bits
+        for bits in tag_bits + keyword_bits:
+            labelled |= bits
         if allowed is not None:
-            labels = Counter({position: labels[position] for position in labels.keys() & allowed})
-        if len(labels) < PREFIX:
+            allowed_bits = bitmap(allowed, size)
+            labelled &= allowed_bits
+        if labelled.bit_count() < PREFIX:
             return None
-        # The classes that hold the first PREFIX members, best first: their members and no others.
-        lowest = 0
-        held = 0
-        for label, count in sorted(Counter(labels.values()).items(), reverse=True):
-            held += count
-            if held >= PREFIX:
-                lowest = label
+        # Each class, (exact, tag count, keyword count) packed in one integer as the keys pack
+        # it, is a bitmap: the counts as bit slices, a class the skills with exactly its counts.
+        # Best first, the classes that hold the first PREFIX members: their members and no others.
+        tag_slices = count_slices(tag_bits)
+        keyword_slices = count_slices(keyword_bits)
+        by_keywords = [counted_exactly(keyword_slices, count, labelled) for count in range(keyword_radix)]
+        members: list[int] = []
+        labels: list[tuple[int, int]] = []  # each class taken, best first, and its member count
+        for exactly in (1, 0):
+            among = labelled & exact_bits if exactly else labelled & ~exact_bits
+            for tag_count in range(tag_radix - 1, -1, -1):
+                tagged = counted_exactly(tag_slices, tag_count, among) if among else 0
+                for keyword_count in range(keyword_radix - 1, -1, -1) if tagged else ():
+                    found = members_of(tagged & by_keywords[keyword_count])
+                    if found:
+                        members.extend(found)
+                        label = (exactly * tag_radix + tag_count) * keyword_radix + keyword_count
+                        labels.append((label, len(found)))
+                        if len(members) >= PREFIX:
+                            break
+                if len(members) >= PREFIX:
+                    break
+            if len(members) >= PREFIX:
                 break
-        members = list(labels)
-        classes = list(labels.values())
-        if held < len(members):
-            kept = list(map(ge, classes, repeat(lowest)))
-            members = list(compress(members, kept))
-            classes = list(compress(classes, kept))
         text = self.text
-        totals: Iterable[int] = repeat(0)
-        for term in query.terms:
+        first, *others = query.terms
+        totals: Iterable[int] = map(rshift, text.packed(first.stem, members), repeat(3))
+        for term in others:
             totals = map(add, totals, map(rshift, text.packed(term.stem, members), repeat(3)))
         scores = list(totals)
-        size = len(self.skills)
         score_radix = (max(scores) + 1) * size
-        keys = map(
-            sub, members, map(add, map(mul, classes, repeat(score_radix)), map(mul, scores, repeat(size)))
-        )
+        # A member's key less its position: its class's part, one product per class, and its score's.
+        offsets: list[int] = []
+        for label, count in labels:
+            offsets.extend(repeat(label * score_radix, count))
+        keys = map(sub, members, map(add, offsets, map(mul, scores, repeat(size))))
         prefix = array("i", [key % size for key in smallest(keys, PREFIX)])
-        matching = self._tags.holders(query) | self._keywords.holders(query)
-        if exact:
-            matching |= bitmap(exact, size)
+        matching = labelled
         for term in query.terms:
             matching |= text.holders(term.stem)
         if allowed is not None:
-            matching &= bitmap(allowed, size)
+            matching &= allowed_bits
         return Ranking(prefix, matching.bit_count(), lambda _: self._rank(query, tags, whole=True).positions)
 
     def _keys(

@@ -87,14 +87,23 @@ class Labels:
         found.extend(self._whole(query))
         return found
 
+    def bitmaps(self, query: Query) -> list[int]:
+        """postings(query) as bitmaps (catalog.searchbits), in the same order: a stem's kept
+        bitmap when it has one, else made from its skills."""
+        found = []
+        for term in query.terms:
+            positions = self._by_stem.get(term.stem)
+            if positions is not None:
+                bits = self._bits.get(term.stem)
+                found.append(bits if bits is not None else bitmap(positions, self.size))
+        found.extend(bitmap(positions, self.size) for positions in self._whole(query))
+        return found
+
     def holders(self, query: Query) -> int:
         """The skills whose labels match `query`, as a bitmap (catalog.searchbits)."""
         found = 0
-        for term in query.terms:
-            bits = self._bits.get(term.stem)
-            found |= bits if bits is not None else bitmap(self._by_stem.get(term.stem, _NOWHERE), self.size)
-        for positions in self._whole(query):
-            found |= bitmap(positions, self.size)
+        for bits in self.bitmaps(query):
+            found |= bits
         return found
 
     def _whole(self, query: Query) -> Iterator[Collection[int]]:
