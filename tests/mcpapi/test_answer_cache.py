@@ -295,47 +295,30 @@ def test_the_arguments_key_is_one_per_set_of_arguments_whatever_their_order() ->
     assert arguments_key({"name": "x", "_meta": {"progressToken": 1}}) == arguments_key({"name": "x"})
 
 
-@pytest.mark.parametrize(
-    "arguments",
-    [
-        # What orjson would write as null, or as the same text as another value.
-        {"limit": float("nan")},
-        {"limit": float("inf")},
-        {"limit": float("-inf")},
-        {"limit": None},
-        {},
-        {"limit": 2},
-        {"limit": 2.0},
-        {"limit": True},
-        {"limit": 1},
-        {"limit": "2"},
-        {"limit": 2**64},  # past orjson's integers: json's text
-        {"limit": 2**64 + 1},
-        {"query": "\ud800"},  # a lone surrogate: json's text
-        {"query": "\ud801"},
-        {"query": "null"},
-        {"query": "nul"},
-    ],
-)
+# What orjson would write as null, or as the same text as another value.
+CONFUSABLE_ARGUMENTS: list[dict[str, Any]] = [
+    {"limit": float("nan")},
+    {"limit": float("inf")},
+    {"limit": float("-inf")},
+    {"limit": None},
+    {},
+    {"limit": 2},
+    {"limit": 2.0},
+    {"limit": True},
+    {"limit": 1},
+    {"limit": "2"},
+    {"limit": 2**64},  # past orjson's integers: json's text
+    {"limit": 2**64 + 1},
+    {"query": "\ud800"},  # a lone surrogate: json's text
+    {"query": "\ud801"},
+    {"query": "null"},
+    {"query": "nul"},
+]
+
+
+@pytest.mark.parametrize("arguments", CONFUSABLE_ARGUMENTS)
 def test_different_arguments_never_share_a_key(arguments: dict[str, Any]) -> None:
-    others = [
-        {"limit": float("nan")},
-        {"limit": float("inf")},
-        {"limit": float("-inf")},
-        {"limit": None},
-        {},
-        {"limit": 2},
-        {"limit": 2.0},
-        {"limit": True},
-        {"limit": 1},
-        {"limit": "2"},
-        {"limit": 2**64},
-        {"limit": 2**64 + 1},
-        {"query": "\ud800"},
-        {"query": "\ud801"},
-        {"query": "null"},
-        {"query": "nul"},
-    ]
+    others = CONFUSABLE_ARGUMENTS
     key = arguments_key({"name": "skills_search", "arguments": arguments})
     same = [other for other in others if arguments_key({"name": "skills_search", "arguments": other}) == key]
     assert len(same) == 1 and json.dumps(same[0]) == json.dumps(arguments)
