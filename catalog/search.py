@@ -47,7 +47,6 @@ description holds no term). Rankings and their order are the same either way:
 tests/catalog/test_search_cold.py compares every page with a plain sort of the documented key.
 """
 
-import heapq
 import threading
 from array import array
 from collections import Counter, OrderedDict
@@ -59,18 +58,16 @@ from operator import add, mul, rshift, sub
 from catalog.entries import SkillEntry
 from catalog.searchbits import bitmap, count_slices, counted_exactly
 from catalog.searchbits import members as members_of
-from catalog.searchhits import KEPT_HITS, SearchHit, SearchResults
+from catalog.searchhits import SearchHit, SearchResults
 from catalog.searchlabels import Labels, freeze_lists
 from catalog.searchquery import Held, Query, Term, normalise, parse_query
+from catalog.searchranking import PREFIX, Ranking, smallest
 from catalog.textindex import TextIndex
 
 RULES = ("exact", "tag", "keyword", "name", "description", "body")
 # Rankings an index remembers per (query, tags): 4 bytes per result each once wholly ordered,
 # 8 bytes a match (its keys) while only its first pages are.
 RANKED_CACHE_SIZE = 128
-# Ranks a first ranking works out (the rest when a deeper page is read): the kept hits and
-# the one past them, which tells the page of KEPT_HITS whether more follow.
-PREFIX = KEPT_HITS + 1
 # Tag postings times possible keyword counts a ranking by labels takes at most (it tests
 # twice as many label classes, each a few big-integer operations, catalog.searchbits): a
 # query of more labelled terms than that ranks every match.
@@ -360,54 +357,3 @@ class SearchIndex:
             return None
         sets = sorted((self._by_tag.get(tag, _NOWHERE) for tag in wanted), key=len)
         return set(sets[0]).intersection(*sets[1:])
-
-
-def smallest(keys: Iterable[int], count: int) -> list[int]:
-    """The `count` smallest of `keys`, ascending: what heapq.nsmallest answers, with the heap
-    made and popped in C (heapify, heappop) where nsmallest compares each key in Python: from
-    a third of its instructions at 200 keys to four fifths at 6,000 (docs/benchmarks.md, "Cold
-    search at 0.4 ×, session 5")."""
-    heap = list(keys)
-    if count >= len(heap):
-        heap.sort()
-        return heap
-    heapq.heapify(heap)
-    pop = heapq.heappop
-    return [pop(heap) for _ in range(count)]
-
-
-class Ranking:
-    """The positions of a ranking, best first: all of them, or the first few, and either the
-    keys of every match (docs of SearchIndex._keys) or how to rank them all again. A rank past
-    the positions known picks at least four times as many smallest keys (all of them, sorted,
-    once that is a quarter of the matches): the same order either way."""
-
-    __slots__ = ("_decoded", "_keys", "count", "positions")
-
-    def __init__(
-        self,
-        positions: array,
-        count: int,
-        decoded: Callable[[Iterable[int]], array] | None = None,
-        keys: array | None = None,
-    ) -> None:
-        self.positions = positions
-        self.count = count
-        self._decoded = decoded
-        self._keys = keys
-
-    def position(self, rank: int) -> int:
-        # Read once: another thread may complete the ranking meanwhile (to the same order).
-        positions, decoded, keys = self.positions, self._decoded, self._keys
-        if rank >= len(positions) and decoded is not None:
-            wanted = max(rank + PREFIX, 4 * len(positions))
-            if keys is None:
-                positions = decoded(())
-            elif 4 * wanted >= self.count:
-                positions = decoded(sorted(keys))
-            else:
-                positions = decoded(smallest(keys, wanted))
-            if len(positions) == self.count:
-                self._decoded = self._keys = None
-            self.positions = positions
-        return positions[rank]

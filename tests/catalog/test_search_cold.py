@@ -10,7 +10,7 @@ from bench.cold import search_queries
 from bench.search.cpu import generated_skills, queries
 from bench.search.run import load_corpus, load_queries
 from catalog import search as search_module
-from catalog import searchlabels, textindex
+from catalog import searchlabels, searchranking, textindex
 from catalog.entries import SkillEntry
 from catalog.search import SearchIndex, parse_query
 
@@ -119,6 +119,7 @@ def test_first_pages_picked_from_the_label_classes_are_the_reference_order(
     # A first ranking of 12 ranks: the label matches of most two-word topic queries fill it,
     # so their first pages come from the best label classes alone, counted by bitmaps.
     monkeypatch.setattr(search_module, "PREFIX", 12)
+    monkeypatch.setattr(searchranking, "PREFIX", 12)
     index = SearchIndex(generated)
     queries = some_queries(generated, 120, 23)
     by_labels = 0
@@ -149,6 +150,7 @@ def test_deeper_pages_picked_a_few_at_a_time_are_the_reference_order(
 ) -> None:
     # A first ranking of 3 ranks: reading on picks 12, 48, ... smallest keys, then sorts them all.
     monkeypatch.setattr(search_module, "PREFIX", 3)
+    monkeypatch.setattr(searchranking, "PREFIX", 3)
     index = SearchIndex(generated)
     for query, tags in some_queries(generated, 60, 9):
         assert read_in_pages(index, query, tags, 5) == reference_order(index, query, tags), (query, tags)
@@ -170,6 +172,7 @@ def test_a_query_of_more_label_postings_than_label_passes_ranks_every_match(
     generated: list[SkillEntry], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(search_module, "PREFIX", 3)
+    monkeypatch.setattr(searchranking, "PREFIX", 3)
     index = SearchIndex(generated)
     parsed = parse_query("kubernetes terraform")  # two tags and a keyword (terraform): 2 * 2 passes
     monkeypatch.setattr(search_module, "LABEL_PASSES", 4)
@@ -182,5 +185,5 @@ def test_a_query_of_more_label_postings_than_label_passes_ranks_every_match(
 @pytest.mark.parametrize("count", [0, 1, 5, 41, 99, 100, 150])
 def test_the_smallest_keys_are_those_of_a_sort(count: int) -> None:
     keys = [(7919 * n) % 1000 - 500 for n in range(100)]
-    assert search_module.smallest(iter(keys), count) == sorted(keys)[:count]
-    assert search_module.smallest(array("q", keys), count) == sorted(keys)[:count]
+    assert searchranking.smallest(iter(keys), count) == sorted(keys)[:count]
+    assert searchranking.smallest(array("q", keys), count) == sorted(keys)[:count]
