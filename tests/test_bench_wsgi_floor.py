@@ -1,10 +1,12 @@
-"""bench/wsgi_floor.py: gunicorn's WSGI path in memory serves keep-alive requests one after the
-other, and the table is the difference of two counts over the difference of repetitions."""
+"""bench/wsgi_memory.py and bench/wsgi_floor.py: gunicorn's WSGI path in memory serves keep-alive
+requests one after the other, and the table is the difference of two counts over the difference
+of repetitions."""
 
 from pathlib import Path
 from typing import Any
 
-from bench import wsgi_floor, wsgi_floor_table
+from bench import wsgi_floor, wsgi_floor_table, wsgi_memory
+from bench.servers import TOKEN
 
 
 def test_gunicorns_path_serves_each_request_of_a_kept_alive_connection() -> None:
@@ -13,11 +15,11 @@ def test_gunicorns_path_serves_each_request_of_a_kept_alive_connection() -> None
     def application(environ: dict[str, Any], start_response: Any) -> list[bytes]:
         bodies.append(environ["wsgi.input"].read())
         assert environ["HTTP_MCP_PROTOCOL_VERSION"] == "2025-11-25"
-        assert environ["HTTP_AUTHORIZATION"] == f"Bearer {wsgi_floor.TOKEN}"
+        assert environ["HTTP_AUTHORIZATION"] == f"Bearer {TOKEN}"
         start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", "2")])
         return [b"{}"]
 
-    server = wsgi_floor.Gunicorn(application)
+    server = wsgi_memory.Gunicorn(application)
     wsgi_floor.requests_of(server, b'{"ping": 1}')(3)
     assert bodies == [b'{"ping": 1}'] * 3
     assert server.statuses == {"200 OK"}

@@ -4,12 +4,7 @@ Redis cache (skillsite.shared_cache), GitPython only to publish (catalog.trees),
 django-oauth-toolkit's views (with `requests`) only on an OAuth route's first request
 (oauth.gate)."""
 
-import json
-import os
-import subprocess
-import sys
-
-from tests.support.project import PROJECT_DIR
+from tests.support.serving_process import serving_process_json
 
 # What a gunicorn worker loads before its first request, and the modules of /mcp's path.
 WORKER = """
@@ -22,20 +17,7 @@ print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
 
 
 def worker_packages(cache_url: str) -> set[str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "CACHE_"))}
-    env.update(DJANGO_SETTINGS_MODULE="skillsite.settings", DJANGO_SECRET_KEY="test-worker-imports-key")
-    env.update(DATABASE_URL="sqlite:///:memory:", CACHE_URL=cache_url)
-    done = subprocess.run(
-        [sys.executable, "-c", WORKER],
-        cwd=PROJECT_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return set(json.loads(done.stdout))
+    return set(serving_process_json(WORKER, cache_url))
 
 
 def test_a_worker_with_a_local_memory_cache_loads_neither_redis_nor_gitpython_nor_requests() -> None:

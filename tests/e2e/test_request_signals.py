@@ -3,10 +3,6 @@
 request's end under CONN_MAX_AGE=0, kept under CONN_MAX_AGE>0, and replaced after it broke;
 in-process (django.test.Client) Django's own receivers stay."""
 
-import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,8 +14,8 @@ from tests.e2e.test_two_instances import postgres_server
 from tests.support.databases import TempDatabase, database_url
 from tests.support.e2e import server_env
 from tests.support.gunicorn import GunicornServer, running_gunicorn
-from tests.support.project import PROJECT_DIR
 from tests.support.repos import SkillRepo
+from tests.support.serving_process import serving_process_json
 
 REQUESTS = 12
 
@@ -116,19 +112,7 @@ print(json.dumps([names(signals.request_started), names(signals.request_finished
 # Redis db 6 is only named, never reached: the backend connects on first use.
 @pytest.mark.parametrize("cache_url", ["", "redis://127.0.0.1:6379/6"])
 def test_the_serving_process_runs_the_registry_receivers_only(cache_url: str) -> None:
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "CACHE_"))}
-    env.update(DJANGO_SETTINGS_MODULE="skillsite.settings", DJANGO_SECRET_KEY="test-request-signals-key")
-    env.update(DATABASE_URL="sqlite:///:memory:", CACHE_URL=cache_url)
-    done = subprocess.run(
-        [sys.executable, "-c", INSTALLED],
-        cwd=PROJECT_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    started, finished = json.loads(done.stdout)
+    started, finished = serving_process_json(INSTALLED, cache_url)
     assert started == ["install.<locals>.started"]
     # close_caches is gone: the local-memory and Redis caches' close() is BaseCache's no-op.
     assert finished == ["reset_urlconf", "install.<locals>.finished"]
