@@ -15,6 +15,8 @@ import hmac
 import json
 from typing import Any
 
+import orjson
+
 from django.conf import settings
 from django.utils.encoding import force_bytes
 
@@ -38,13 +40,32 @@ class StaleCursor(Exception):
 
 
 def query_key(*parts: Any) -> str:
-    """A short digest of what a cursor's query is (name, filters, clearance)."""
-    return hashlib.sha256(dumps_text(parts).encode("utf-8")).hexdigest()[:24]
+    """A short digest of what a cursor's query is (name, filters, clearance: strings, booleans
+    and lists of strings). The digest of dumps_text(parts) as UTF-8, which orjson writes in a
+    fifth of the instructions (docs/benchmarks.md, "The page of a cold search, session 6"): the
+    same bytes for these values (mcpapi.jsonrpc.string_text). orjson refuses a lone surrogate,
+    and so does the UTF-8 codec, with the error of before."""
+    try:
+        encoded = orjson.dumps(parts)
+    except TypeError:
+        encoded = dumps_text(parts).encode("utf-8")
+    return hashlib.sha256(encoded).hexdigest()[:24]
 
 
 def encode(revision: str, query: str, position: int) -> str:
-    value = _b64encode(json.dumps([revision, query, position], separators=(",", ":")).encode("latin-1"))
-    return f"{value}:{_signature(value.encode(), settings.SECRET_KEY)}"
+    """The cursor of `position` in `query`'s results on `revision`: the base64 of
+    `json.dumps([revision, query, position], separators=(",", ":"))`, a colon, its signature.
+    orjson writes that JSON when it is ASCII without DEL (json escapes anything else, orjson
+    does not; tests/mcpapi/test_cursors.py), and the cursor stays bytes until it is whole."""
+    payload: bytes | None
+    try:
+        payload = orjson.dumps([revision, query, position])
+    except TypeError:  # a lone surrogate, an integer past 64 bits
+        payload = None
+    if payload is None or not payload.isascii() or b"\x7f" in payload:
+        payload = json.dumps([revision, query, position], separators=(",", ":")).encode("latin-1")
+    value = base64.urlsafe_b64encode(payload).rstrip(b"=")
+    return (b"%s:%s" % (value, _signature(value, settings.SECRET_KEY))).decode()
 
 
 def decode(cursor: str, revision: str, query: str) -> int:
@@ -55,7 +76,7 @@ def decode(cursor: str, revision: str, query: str) -> int:
     try:
         signed, given = value.encode(), signature.encode()  # a lone surrogate: UnicodeEncodeError
         if not colon or not any(
-            hmac.compare_digest(given, _signature(signed, secret).encode())
+            hmac.compare_digest(given, _signature(signed, secret))
             # Signer reads an empty key as SECRET_KEY, checked first: never an empty key's HMAC.
             for secret in (settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS)
             if secret
@@ -94,11 +115,7 @@ def _keyed(secret: str | bytes) -> "hmac.HMAC":
     return hmac.new(hashlib.sha256(_SIGNER_SALT + force_bytes(secret)).digest(), digestmod=hashlib.sha256)
 
 
-def _signature(value: bytes, secret: str | bytes) -> str:
+def _signature(value: bytes, secret: str | bytes) -> bytes:
     mac = _keyed(secret).copy()
     mac.update(value)
-    return _b64encode(mac.digest())
-
-
-def _b64encode(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+    return base64.urlsafe_b64encode(mac.digest()).rstrip(b"=")

@@ -24,13 +24,27 @@ from mcpapi.jsonrpc import dumps_text, json_utf8, string_text
 Buffer = bytes | memoryview
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: made for every hit of a page, and a frozen dataclass costs an object.__setattr__
+# call a field (docs/benchmarks.md, "The page of a cold search, session 6"). Never changed.
+@dataclass(slots=True)
 class Spliced:
     """A piece of JSON as UTF-8: as it stands (`json`) and as the characters of a JSON string
     (`text`: escaped, no quotes)."""
 
     json: Buffer
     text: Buffer
+
+
+@dataclass(slots=True)
+class Pieces:
+    """A value as the pieces of each form, in order, not joined: they are joined once, into the
+    answer that holds the value (chunks()), so that a page is not copied on the way."""
+
+    json: list[Buffer]
+    text: list[Buffer]
+
+    def joined(self) -> Spliced:
+        return Spliced(b"".join(self.json), b"".join(self.text))
 
 
 def plain(value: Any) -> Spliced:
@@ -46,23 +60,36 @@ def plain(value: Any) -> Spliced:
     return Spliced(encoded, encoded.replace(b"\\", b"\\\\").replace(b'"', b'\\"'))
 
 
-def lasting(value: Any) -> Spliced:
-    """plain(value), to be kept for the life of an index (a skill's metadata object): its `json`
-    copied to its own size. orjson hands out its whole working buffer, at least 4 KiB and
-    about eight times the JSON (8,173 bytes for a JSON of 608, orjson 3.13), which bytes'
+def lasting_open(value: dict[str, Any]) -> Spliced:
+    """plain(value) less the object's closing brace (an object of at least one member), to be
+    kept for the life of an index (a skill's metadata object): a page closes it, or puts other
+    members after its own (open_objects_array; mcpapi.wire.search_results). Each form is a
+    slice, a copy of its own size: orjson hands out its whole working buffer, at least 4 KiB
+    and about eight times the JSON (8,173 bytes for a JSON of 608, orjson 3.13), which bytes'
     getsizeof does not show: kept as it came, a worker's memo of 9,505 metadata objects took
-    37 MB where 6 MB was written (docs/benchmarks.md, "Every cache full, session 5"). A join
-    with an empty piece is the cheapest exact copy (one allocation and one memcpy). The
-    `text` is a copy of its own size already (bytes.replace), unless nothing was escaped: then
-    it is the `json` itself, and so is its copy."""
+    37 MB where 6 MB was written (docs/benchmarks.md, "Every cache full, session 5"). When
+    nothing was escaped the `text` is the `json` itself, and so is its slice."""
     encoded = plain(value)
-    json = kept(encoded.json)
-    return Spliced(json, json if encoded.text is encoded.json else encoded.text)
+    json = encoded.json[:-1]
+    return Spliced(json, json if encoded.text is encoded.json else encoded.text[:-1])
+
+
+def open_objects_array(heads: list[Spliced]) -> Pieces:
+    """The array of the objects whose members `heads` open (lasting_open), each closed as it is."""
+    if not heads:
+        return Pieces([b"[]"], [b"[]"])
+    json_pieces: list[Buffer] = [b"["]
+    text_pieces: list[Buffer] = [b"["]
+    for head in heads:
+        json_pieces += (head.json, b"},")
+        text_pieces += (head.text, b"},")
+    json_pieces[-1] = text_pieces[-1] = b"}]"
+    return Pieces(json_pieces, text_pieces)
 
 
 def kept(encoded: bytes) -> bytes:
     """orjson's output copied to its own size, for bytes held beyond the request that made them
-    (see lasting: orjson's bytes hold at least 4 KiB whatever their length)."""
+    (see lasting_open: orjson's bytes hold at least 4 KiB whatever their length)."""
     return _EMPTY.join((encoded, _EMPTY))
 
 
@@ -82,13 +109,18 @@ def raw(json_text: str) -> Spliced:
     return Spliced(json_utf8(json_text), json_utf8(string_text(json_text)[1:-1]))
 
 
-def member(key: str, value: Spliced) -> "Part":
+def member(key: str, value: "Spliced | Pieces") -> "Part":
     """`"key":value`, one member of an object (its pieces, written one after the other)."""
+    return (member_key(key), value)
+
+
+def member_key(key: str) -> Spliced:
+    """`"key":` in both forms."""
     head = _keys.get(key)
     if head is None:
         encoded = plain(key)
         head = _keys[key] = Spliced(b"".join((encoded.json, b":")), b"".join((encoded.text, b":")))
-    return (head, value)
+    return head
 
 
 # `"key":` in both forms, kept: the keys are the tools' own few names.
@@ -96,7 +128,7 @@ _keys: dict[str, Spliced] = {}
 
 # One member of an object or one item of an array: pieces written one after the other, so that
 # a long value (a page, a file's text) is copied once, into the answer, and not on the way.
-Part = tuple[Spliced, ...]
+Part = tuple[Spliced | Pieces, ...]
 
 
 def inner(value: Spliced) -> Part:
@@ -116,8 +148,12 @@ def chunks(opening: bytes, parts: Iterable[Part], closing: bytes) -> tuple[list[
             json_chunks.append(b",")
             text_chunks.append(b",")
         for piece in part:
-            json_chunks.append(piece.json)
-            text_chunks.append(piece.text)
+            if type(piece) is Pieces:
+                json_chunks += piece.json
+                text_chunks += piece.text
+            else:
+                json_chunks.append(piece.json)
+                text_chunks.append(piece.text)
     json_chunks.append(closing)
     text_chunks.append(closing)
     return json_chunks, text_chunks
@@ -131,20 +167,3 @@ def enclosed(opening: bytes, parts: Iterable[Part], closing: bytes) -> Spliced:
 def json_object(parts: Iterable[Part]) -> Spliced:
     """The object made of the members of every part."""
     return enclosed(b"{", parts, b"}")
-
-
-def merged(first: Spliced, second: Spliced) -> Spliced:
-    """The object of the members of `first` and then of `second`, two objects of at least one
-    member each: json_object((inner(first), inner(second))) in one join per form."""
-    return Spliced(
-        b"".join((memoryview(first.json)[:-1], b",", memoryview(second.json)[1:])),
-        b"".join((memoryview(first.text)[:-1], b",", memoryview(second.text)[1:])),
-    )
-
-
-def json_array(items: list[Spliced]) -> Spliced:
-    """The array of `items` (each a whole value)."""
-    return Spliced(
-        b"".join((b"[", b",".join([item.json for item in items]), b"]")),
-        b"".join((b"[", b",".join([item.text for item in items]), b"]")),
-    )

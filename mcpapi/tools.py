@@ -17,7 +17,7 @@ from catalog import index as catalog
 from catalog.index import SkillEntry, SnapshotRef, SnapshotView
 from catalog.paths import is_well_formed_path
 from catalog.search import normalise
-from catalog.searchquery import parse_query
+from catalog.textwords import words
 from mcpapi import cursors, wire
 from mcpapi.answer_size import PAGE_ITEM_BYTES
 from mcpapi.jsonrpc import InvalidParams, RawJson, Utf8Json, dumps_text
@@ -106,8 +106,10 @@ def _check_search(args: dict[str, Any]) -> None:
 def distinct_terms(query: str) -> int:
     """How many distinct words `query` holds, read as search reads it, stop words included: the
     bound is on what a request asks for, not on what the ranking keeps of it (and so does not
-    move when the stop-word list does)."""
-    return len(parse_query(query).all_words)
+    move when the stop-word list does). parse_query's `all_words`, counted without working
+    out the stems (most of parse_query's cost, docs/benchmarks.md "The page of a cold search,
+    session 6"): the distinct words of the normal form."""
+    return len(set(words(normalise(query))))
 
 
 def skills_get(args: dict[str, Any], view: SnapshotView) -> wire.Fields:

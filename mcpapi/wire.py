@@ -26,7 +26,7 @@ from catalog.search import SearchHit
 from mcpapi import spliced
 from mcpapi.answer_size import PAGE_ITEM_BYTES, utf8_size
 from mcpapi.jsonrpc import RawJson, Utf8Json, dumps_text, json_utf8
-from mcpapi.spliced import Spliced
+from mcpapi.spliced import Buffer, Pieces, Spliced
 
 API_VERSION = "1"
 SKILL_SCHEME = "skill://"
@@ -67,7 +67,8 @@ def with_members(value: RawJson | Utf8Json | dict[str, Any], fields: Fields) -> 
         added = json_utf8(members(fields))
         if not added:
             return value
-        return Utf8Json(value[:-1] + (b"," if len(value) > 2 else b"") + added + b"}")
+        # One join: the result (a page) is copied once on its way, not at every `+`.
+        return Utf8Json(b"".join((memoryview(value)[:-1], b"," if len(value) > 2 else b"", added, b"}")))
     if isinstance(value, RawJson):
         assert value.startswith("{") and value.endswith("}"), "only an object takes members"
         return json_object(Members(value[1:-1]), members(fields))
@@ -110,7 +111,8 @@ def _encoded_key(key: str) -> str:
 
 # --- skills ------------------------------------------------------------------------------
 
-# Per snapshot index (by identity): skill id -> its metadata object, and skill id -> its Skill
+# Per snapshot index (by identity): skill id -> its metadata object less its closing brace
+# (_metadata_head), and skill id -> its Skill
 # of the skills extension. An entry is dropped when its index is (weakref.finalize), before the
 # index's id can name another object.
 _metadata_memo: dict[int, dict[str, Spliced]] = {}
@@ -123,34 +125,59 @@ def metadata(skill: SkillEntry) -> dict[str, Any]:
     return dict(_metadata_fields(skill))
 
 
-def metadata_list(view: SnapshotView, skills: Iterable[SkillEntry]) -> tuple[Spliced, int]:
+def metadata_list(view: SnapshotView, skills: Iterable[SkillEntry]) -> tuple[Pieces, int]:
     """An array of the skills' metadata objects, as many of them as fit in a page
     (fitted_array), and how many that is."""
     memo = _memo(view)
-    kept = _fitted((memo.get(skill.id) or _metadata_object(memo, skill) for skill in skills), _json_size)
-    return spliced.json_array(kept), len(kept)
+    kept = _fitted((memo.get(skill.id) or _metadata_head(memo, skill) for skill in skills), _closed_size)
+    return spliced.open_objects_array(kept), len(kept)
 
 
-def search_results(view: SnapshotView, hits: Iterable[SearchHit], excerpt_chars: int) -> tuple[Spliced, int]:
+def search_results(view: SnapshotView, hits: Iterable[SearchHit], excerpt_chars: int) -> tuple[Pieces, int]:
     """An array of search results (each skill's metadata, why it matched, and an excerpt), as
-    many of them as fit in a page (fitted_array), and how many that is."""
+    many of them as fit in a page (fitted_array), and how many that is.
+
+    A result is its skill's kept metadata members, then `match_reasons` and `excerpt`: pieces of
+    one list per form, joined once into the answer (docs/benchmarks.md, "The page of a cold
+    search, session 6"). A page's hits share few lists of reasons (the query's terms), each
+    encoded once."""
     memo = _memo(view)
-    kept = _fitted(
-        (
-            spliced.merged(
-                memo.get(hit.skill.id) or _metadata_object(memo, hit.skill),
-                spliced.plain(
-                    {
-                        "match_reasons": [{"rule": rule, "term": term} for rule, term in hit.match_reasons()],
-                        "excerpt": hit.excerpt(excerpt_chars),
-                    }
-                ),
+    reasons_json: dict[tuple[tuple[str, str], ...], Spliced] = {}
+    json_pieces: list[Buffer] = [b"["]
+    text_pieces: list[Buffer] = [b"["]
+    size = 2
+    count = 0
+    for hit in hits:
+        head = memo.get(hit.skill.id) or _metadata_head(memo, hit.skill)
+        reasons = tuple(hit.match_reasons())
+        encoded_reasons = reasons_json.get(reasons)
+        if encoded_reasons is None:
+            encoded_reasons = reasons_json[reasons] = spliced.plain(
+                [{"rule": rule, "term": term} for rule, term in reasons]
             )
-            for hit in hits
-        ),
-        _json_size,
-    )
-    return spliced.json_array(kept), len(kept)
+        excerpt = spliced.plain(hit.excerpt(excerpt_chars))
+        # The rule of fitted_array: the result's bytes and its comma, the closing brace included.
+        size += len(head.json) + len(encoded_reasons.json) + len(excerpt.json) + _TAIL_BYTES + 1
+        if size > PAGE_ITEM_BYTES and count:
+            break
+        json_pieces += (head.json, _REASONS.json, encoded_reasons.json, _EXCERPT.json, excerpt.json, b"},")
+        text_pieces += (head.text, _REASONS.text, encoded_reasons.text, _EXCERPT.text, excerpt.text, b"},")
+        count += 1
+    if not count:
+        return Pieces([b"[]"], [b"[]"]), 0
+    json_pieces[-1] = text_pieces[-1] = b"}]"
+    return Pieces(json_pieces, text_pieces), count
+
+
+def _after_members(key: str) -> Spliced:
+    """`,"key":` in both forms: a member after others."""
+    encoded = spliced.member_key(key)
+    return Spliced(b"," + bytes(encoded.json), b"," + bytes(encoded.text))
+
+
+_REASONS = _after_members("match_reasons")
+_EXCERPT = _after_members("excerpt")
+_TAIL_BYTES = len(_REASONS.json) + len(_EXCERPT.json) + 1  # and the closing brace
 
 
 def fitted_array(items: Iterable[RawJson], budget: int = PAGE_ITEM_BYTES) -> tuple[RawJson, int]:
@@ -179,8 +206,9 @@ def _fitted(
     return kept
 
 
-def _json_size(item: Spliced) -> int:
-    return len(item.json)
+def _closed_size(head: Spliced) -> int:
+    """The bytes of the object `head` opens (lasting_open), its closing brace included."""
+    return len(head.json) + 1
 
 
 def manifest_entry(entry: FileEntry) -> dict[str, Any]:
@@ -224,10 +252,12 @@ def _new_memo(table: dict[int, dict[str, Any]], index: SnapshotIndex) -> dict[st
     return memo
 
 
-def _metadata_object(memo: dict[str, Spliced], skill: SkillEntry) -> Spliced:
+def _metadata_head(memo: dict[str, Spliced], skill: SkillEntry) -> Spliced:
+    """The skill's metadata object without its closing brace, kept: a search result adds its
+    own members after the skill's (search_results), a list page closes it."""
     encoded = memo.get(skill.id)
     if encoded is None:  # two threads may both encode it: the same bytes, stored twice
-        encoded = memo[skill.id] = spliced.lasting(dict(_metadata_fields(skill)))
+        encoded = memo[skill.id] = spliced.lasting_open(dict(_metadata_fields(skill)))
     return encoded
 
 
@@ -328,11 +358,11 @@ def _spliced_runs(values: dict[str, Any]) -> list[spliced.Part]:
     plain: dict[str, Any] = {}
     for key, value in values.items():
         kind = type(value)
-        if kind is Spliced or kind is RawJson:
+        if kind is Spliced or kind is Pieces or kind is RawJson:
             if plain:
                 parts.append(spliced.inner(spliced.plain(plain)))
                 plain = {}
-            parts.append(spliced.member(key, value if kind is Spliced else spliced.raw(value)))
+            parts.append(spliced.member(key, spliced.raw(value) if kind is RawJson else value))
         else:
             plain[key] = value
     if plain:

@@ -6,6 +6,8 @@ import json
 import jsonschema
 import pytest
 
+from catalog.searchquery import parse_query
+from mcpapi import tools
 from tests.mcpapi.tools_support import ARGUMENTS, TOOLS, ids
 from tests.support.mcp import McpClient, Published, publish_head
 from tests.support.standard import GUIDE, SCRIPT
@@ -206,6 +208,24 @@ def test_a_query_of_64_distinct_words_is_served_and_65_are_refused(
     assert mcp.ok("skills_search", query=repeated)["results"] == []
     message = mcp.invalid_argument("skills_search", query=" ".join([*words, "w64"]))
     assert "'query' holds 65 distinct words; at most 64" in message
+
+
+# Stop words, repeats in other cases, stems shared by two words, words joined by punctuation,
+# marks, digits and scripts without case: the bound counts what parse_query reads.
+WORDY_QUERIES = [
+    "the THE the and",
+    "Deploy deploying deployed — deploys",
+    "postgres-migrations, k8s/helm; x_y z.z",
+    "İstanbul straße STRASSE ſ K k",
+    "e\u0301te\u0301 été 東京 東京 ١٢٣",
+    "   ",
+    "a" * 100,
+]
+
+
+@pytest.mark.parametrize("query", WORDY_QUERIES, ids=range(len(WORDY_QUERIES)))
+def test_distinct_terms_are_the_words_search_reads(query: str) -> None:
+    assert tools.distinct_terms(query) == len(parse_query(query).all_words)
 
 
 def test_the_word_bound_counts_words_case_insensitively(mcp: McpClient, standard: Published) -> None:

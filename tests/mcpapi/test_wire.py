@@ -21,7 +21,7 @@ from mcpapi.jsonrpc import (
     string_text,
 )
 from mcpapi.paginate import Page, Paginator
-from mcpapi.spliced import Spliced
+from mcpapi.spliced import Pieces
 
 REF = SnapshotRef("a" * 40, datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
 
@@ -67,11 +67,11 @@ def test_metadata_is_the_skills_fields_in_order() -> None:
     alpha, beta = skill("alpha"), skill("beta")
     listed, count = wire.metadata_list(view_of(alpha, beta), [alpha, beta])
     assert count == 2
-    assert json.loads(listed.json) == [
+    assert json.loads(listed.joined().json) == [
         json.loads(dumps_text(wire.metadata(alpha))),
         json.loads(dumps_text(wire.metadata(beta))),
     ]
-    assert wire.metadata_list(view_of(alpha), []) == (Spliced(b"[]", b"[]"), 0)
+    assert wire.metadata_list(view_of(alpha), []) == (Pieces([b"[]"], [b"[]"]), 0)
     assert json.loads(dumps_text(wire.metadata(alpha))) == {
         "id": "alpha",
         "name": "Skill “alpha”",
@@ -103,7 +103,7 @@ def test_a_search_result_is_the_metadata_then_match_reasons_then_excerpt() -> No
     view = view_of(alpha)
     [hit] = SearchIndex(view.skills).search("review")
     results, count = wire.search_results(view, [hit], 6)
-    [result] = json.loads(results.json)
+    [result] = json.loads(results.joined().json)
     assert count == 1
     assert result == {
         **json.loads(dumps_text(wire.metadata(alpha))),
