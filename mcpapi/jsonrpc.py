@@ -63,9 +63,15 @@ class RawJson(str):
     """A result already serialised (e.g. the tool list, built once per process)."""
 
 
-class Utf8Json(bytes):
+@dataclass(slots=True)
+class Utf8Json:
     """A result already serialised as UTF-8 (a tool result, spliced from encoded parts by
-    mcpapi.wire): put in any envelope as it is."""
+    mcpapi.wire): its bytes are put in any envelope as they are. It holds them rather than
+    being bytes: a bytes subclass copies what it is made of, after zeroing its own, which for a
+    40 KB search page was 90,000 instructions (docs/benchmarks.md, "The page of a cold search,
+    session 6")."""
+
+    data: bytes
 
 
 def parse_message(body: bytes) -> Message:
@@ -122,7 +128,7 @@ def encode_result(request_id: RequestId | None, result: Any) -> bytes:
 def result_utf8(result: Any) -> bytes:
     """A result's JSON as UTF-8, as encode_utf8_result puts it in any envelope."""
     if isinstance(result, Utf8Json):
-        return result
+        return result.data
     return json_utf8(result) if isinstance(result, RawJson) else _dumps(result)
 
 

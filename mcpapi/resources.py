@@ -16,7 +16,7 @@ from catalog.index import SkillEntry, SnapshotView
 from mcpapi import cursors
 from mcpapi.jsonrpc import RESOURCE_NOT_FOUND, JsonRpcError, Utf8Json
 from mcpapi.paginate import Paginator, bad_cursor
-from mcpapi.spliced import plain_json
+from mcpapi.spliced import kept, plain_json
 from mcpapi.wire import SKILL_MD, SKILL_SCHEME, skill_uri
 
 SKILL_MD_MEDIA_TYPE = "text/markdown"
@@ -116,7 +116,9 @@ def read_resource(view: SnapshotView, uri: str) -> Utf8Json:
         sha256, media_type = entry.sha256, entry.media_type
     text = catalog.read_blob(sha256).decode("utf-8")
     # orjson: json spends ~7 ns a character on a long text (docs/benchmarks.md, "Cold paths").
-    return Utf8Json(plain_json({"contents": [{"uri": uri, "mimeType": media_type, "text": text}]}))
+    # Copied to its own size: an answer kept in the answer cache would otherwise hold orjson's
+    # whole buffer (mcpapi.spliced.kept).
+    return Utf8Json(kept(plain_json({"contents": [{"uri": uri, "mimeType": media_type, "text": text}]})))
 
 
 def not_found(uri: str) -> JsonRpcError:

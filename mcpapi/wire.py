@@ -63,12 +63,13 @@ def json_array(items: Iterable[RawJson]) -> RawJson:
 def with_members(value: RawJson | Utf8Json | dict[str, Any], fields: Fields) -> RawJson | Utf8Json:
     """The object `value` (encoded or not) with `fields` added after its own members."""
     if isinstance(value, Utf8Json):
-        assert value.startswith(b"{") and value.endswith(b"}"), "only an object takes members"
+        data = value.data
+        assert data.startswith(b"{") and data.endswith(b"}"), "only an object takes members"
         added = json_utf8(members(fields))
         if not added:
             return value
         # One join: the result (a page) is copied once on its way, not at every `+`.
-        return Utf8Json(b"".join((memoryview(value)[:-1], b"," if len(value) > 2 else b"", added, b"}")))
+        return Utf8Json(b"".join((memoryview(data)[:-1], b"," if len(data) > 2 else b"", added, b"}")))
     if isinstance(value, RawJson):
         assert value.startswith("{") and value.endswith("}"), "only an object takes members"
         return json_object(Members(value[1:-1]), members(fields))

@@ -132,17 +132,17 @@ def test_a_tool_result_spliced_from_pieces_is_the_one_encoded_whole() -> None:
     }
     result = wire.tool_result(REF, fields)
     assert type(result) is Utf8Json
-    assert result == reference_result(structured)
+    assert result.data == reference_result(structured)
     error = {"code": "X", "message": AWKWARD}
-    assert wire.tool_error(REF, error) == reference_result({**registry, "error": error}, is_error=True)
+    assert wire.tool_error(REF, error).data == reference_result({**registry, "error": error}, is_error=True)
 
 
 def test_members_added_to_an_encoded_result_are_those_of_the_whole() -> None:
     result = wire.tool_result(REF, [("n", "—")])
     added = wire.with_members(result, [("resultType", "complete"), ("_meta", {"k": AWKWARD})])
     assert type(added) is Utf8Json
-    assert added == json_utf8(
-        wire.with_members(RawJson(result.decode()), [("resultType", "complete"), ("_meta", {"k": AWKWARD})])
+    assert added.data == json_utf8(
+        wire.with_members(RawJson(result.data.decode()), [("resultType", "complete"), ("_meta", {"k": AWKWARD})])
     )
-    assert wire.with_members(Utf8Json(b"{}"), [("a", 1)]) == b'{"a":1}'
+    assert wire.with_members(Utf8Json(b"{}"), [("a", 1)]) == Utf8Json(b'{"a":1}')
     assert wire.with_members(result, []) == result
