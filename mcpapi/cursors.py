@@ -16,7 +16,6 @@ import json
 from typing import Any
 
 import orjson
-
 from django.conf import settings
 from django.utils.encoding import force_bytes
 

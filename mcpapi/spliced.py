@@ -148,7 +148,7 @@ def chunks(opening: bytes, parts: Iterable[Part], closing: bytes) -> tuple[list[
             json_chunks.append(b",")
             text_chunks.append(b",")
         for piece in part:
-            if type(piece) is Pieces:
+            if isinstance(piece, Pieces):
                 json_chunks += piece.json
                 text_chunks += piece.text
             else:

@@ -71,7 +71,8 @@ def test_a_cursor_signed_with_a_fallback_key_is_read(settings) -> None:  # type:
 
 def test_an_empty_fallback_key_signs_nothing() -> None:
     empty_key = signing.Signer(salt=cursors._SALT, key="x").sign_object([REVISION, QUERY, 1])
-    forged = empty_key.rsplit(":", 1)[0] + ":" + cursors._signature(empty_key.rsplit(":", 1)[0].encode(), "").decode()
+    signed = empty_key.rsplit(":", 1)[0]
+    forged = signed + ":" + cursors._signature(signed.encode(), "").decode()
     with override_settings(SECRET_KEY_FALLBACKS=[""]), pytest.raises(cursors.InvalidCursor):
         cursors.decode(forged, REVISION, QUERY)
 

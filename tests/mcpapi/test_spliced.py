@@ -81,7 +81,7 @@ def test_objects_and_arrays_of_pieces_are_the_encoding_of_the_whole() -> None:
     ]
     assert spliced.json_object(pieces) == expected(dumps_text({**a, **b}))
     nested = spliced.json_object(
-        [spliced.member('k"ey', spliced.open_objects_array([spliced.lasting_open(a), spliced.lasting_open(b)]))]
+        [spliced.member('k"ey', spliced.open_objects_array([spliced.lasting_open(x) for x in (a, b)]))]
     )
     assert nested == expected(dumps_text({'k"ey': [a, b]}))
 
@@ -141,8 +141,7 @@ def test_members_added_to_an_encoded_result_are_those_of_the_whole() -> None:
     result = wire.tool_result(REF, [("n", "—")])
     added = wire.with_members(result, [("resultType", "complete"), ("_meta", {"k": AWKWARD})])
     assert type(added) is Utf8Json
-    assert added.data == json_utf8(
-        wire.with_members(RawJson(result.data.decode()), [("resultType", "complete"), ("_meta", {"k": AWKWARD})])
-    )
+    members = [("resultType", "complete"), ("_meta", {"k": AWKWARD})]
+    assert added.data == json_utf8(wire.with_members(RawJson(result.data.decode()), members))
     assert wire.with_members(Utf8Json(b"{}"), [("a", 1)]) == Utf8Json(b'{"a":1}')
     assert wire.with_members(result, []) == result
