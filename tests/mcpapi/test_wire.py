@@ -1,10 +1,12 @@
 """mcpapi.wire and mcpapi.paginate on their own: JSON composed from members, the metadata memo
 per snapshot index, tool results, and the one paginator over signed cursors."""
 
+import functools
 import gc
 import json
 from datetime import UTC, datetime
 
+import orjson
 import pytest
 
 from catalog.index import FileEntry, SkillEntry, SnapshotIndex, SnapshotRef, SnapshotView
@@ -111,6 +113,33 @@ def test_a_search_result_is_the_metadata_then_match_reasons_then_excerpt() -> No
         "excerpt": hit.excerpt(6),
     }
     assert list(result)[-2:] == ["match_reasons", "excerpt"]
+
+
+@pytest.mark.parametrize("listing", ["search", "list"])
+def test_a_page_ends_at_the_first_item_past_the_budget_and_keeps_one_at_least(
+    listing: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """fitted_array's rule, as search_results and metadata_list apply it to their pieces: the
+    array's bytes and one more per item (its comma, or the closing bracket) within the budget."""
+    skills = [skill(name) for name in ("alpha", "beta", "gamma")]
+    view = view_of(*skills)
+    hits = SearchIndex(view.skills).search("review")
+
+    def page(budget: int) -> tuple[Pieces, int]:
+        if listing == "search":
+            monkeypatch.setattr(wire, "PAGE_ITEM_BYTES", budget)
+            return wire.search_results(view, hits, 6)
+        monkeypatch.setattr(wire, "_fitted", functools.partial(wire._fitted, budget=budget))
+        return wire.metadata_list(view, skills)
+
+    whole, count = page(10**6)
+    assert count == 3
+    items = [orjson.dumps(item) for item in json.loads(whole.joined().json)]
+    two = 2 + len(items[0]) + 1 + len(items[1]) + 1
+    for budget, kept in ((two + len(items[2]) + 1, 3), (two + len(items[2]), 2), (two, 2), (two - 1, 1), (1, 1)):
+        listed, count = page(budget)
+        assert count == kept, budget
+        assert listed.joined().json == b"[" + b",".join(items[:kept]) + b"]"
 
 
 def test_the_metadata_memo_lives_as_long_as_its_index() -> None:
