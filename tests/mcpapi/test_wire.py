@@ -136,7 +136,8 @@ def test_a_page_ends_at_the_first_item_past_the_budget_and_keeps_one_at_least(
     assert count == 3
     items = [orjson.dumps(item) for item in json.loads(whole.joined().json)]
     two = 2 + len(items[0]) + 1 + len(items[1]) + 1
-    for budget, kept in ((two + len(items[2]) + 1, 3), (two + len(items[2]), 2), (two, 2), (two - 1, 1), (1, 1)):
+    three = two + len(items[2]) + 1
+    for budget, kept in ((three, 3), (three - 1, 2), (two, 2), (two - 1, 1), (1, 1)):
         listed, count = page(budget)
         assert count == kept, budget
         assert listed.joined().json == b"[" + b",".join(items[:kept]) + b"]"
