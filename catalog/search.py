@@ -70,7 +70,7 @@ RULES = ("exact", "tag", "keyword", "name", "description", "body")
 # 32, not 128: at 10,000 skills 128 held 5.8 MB per index (45 KB a ranking of the cold row's
 # queries), and a repeated page is the answer cache's (mcpapi.answer_cache) since search pages
 # are kept there; a ranking serves the deeper pages of the queries just asked
-# (docs/benchmarks.md, "Every cache full under 185 MB, session 6").
+# (docs/benchmarks.md, "Every cache full, session 6").
 RANKED_CACHE_SIZE = 32
 # Tag postings times possible keyword counts a ranking by labels takes at most (it tests
 # twice as many label classes, each a few big-integer operations, catalog.searchbits): a

@@ -119,8 +119,8 @@ class QueryMatchers:
     out once per query (a race makes it twice, the same) and shared by its hits. The hits hold
     this, not their SearchResults, which holds them: with that cycle every ranking an index
     forgot was freed only by a full collection, and the garbage meanwhile grew a worker's
-    heap ~9 MB over 4,096 distinct searches (docs/benchmarks.md, "Every cache full under
-    185 MB, session 6")."""
+    heap ~9 MB over 4,096 distinct searches (docs/benchmarks.md, "Every cache full, session
+    6")."""
 
     __slots__ = ("_found", "_index", "_query")
 

@@ -34,7 +34,7 @@ MAX_ENTRY_BYTES = 1024 * 1024
 
 # What the cache itself holds per entry beyond the key and the answer: its slot and node in the
 # OrderedDict, the (answer, size) pair and the size (172 bytes with tracemalloc, CPython 3.11;
-# docs/benchmarks.md, "Every cache full under 185 MB, session 6").
+# docs/benchmarks.md, "Every cache full, session 6").
 ENTRY_OVERHEAD = 176
 
 

@@ -1,7 +1,7 @@
 """What a search index keeps of the queries it has answered (catalog.search, catalog.searchhits):
 a ranking it forgets (past RANKED_CACHE_SIZE) is freed by reference counting as soon as no
 request reads it, hits, reasons and excerpts included, never left to the cyclic collector
-(docs/benchmarks.md, "Every cache full under 185 MB, session 6")."""
+(docs/benchmarks.md, "Every cache full, session 6")."""
 
 import gc
 import weakref
