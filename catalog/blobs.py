@@ -12,12 +12,12 @@ from django.db import connection
 from catalog.models import Blob
 
 # Bounded by the bytes held (hot SKILL.md and supporting files are a few KB each); a blob
-# larger than a quarter of the bound is served but not kept. 8 MiB, not 32: the kept answers of
-# skills_get_file and resources/read (mcpapi.answer_cache) already hold the hot files' text, and
-# at 10,000 skills a worker with every cache full is over its 200 MB (docs/reference.md#limits,
-# docs/benchmarks.md "Memory with every cache full": the file step grew it 12-14 MB at 32 MiB,
-# 8 MB at 8 MiB).
-BLOB_CACHE_BYTES = 8 * 1024 * 1024
+# larger than a quarter of the bound is served but not kept. 2 MiB, not 8 (nor 32): the kept
+# answers of skills_get_file and resources/read (mcpapi.answer_cache) already hold the hot
+# files' text, and at 10,000 skills 8 MiB grew a worker with every cache full 6-8 MB more
+# (docs/reference.md#limits; docs/benchmarks.md, "Every cache full, session 6": a read that
+# misses costs ~132,000 instructions more, one indexed SELECT).
+BLOB_CACHE_BYTES = 2 * 1024 * 1024
 _blob_cache: OrderedDict[str, bytes] = OrderedDict()
 _blob_cache_bytes = 0
 _blob_lock = threading.Lock()

@@ -66,8 +66,12 @@ from catalog.textindex import TextIndex
 
 RULES = ("exact", "tag", "keyword", "name", "description", "body")
 # Rankings an index remembers per (query, tags): 4 bytes per result each once wholly ordered,
-# 8 bytes a match (its keys) while only its first pages are.
-RANKED_CACHE_SIZE = 128
+# 8 bytes a match (its keys) while only its first pages are, and the hits of the pages read.
+# 32, not 128: at 10,000 skills 128 held 5.8 MB per index (45 KB a ranking of the cold row's
+# queries), and a repeated page is the answer cache's (mcpapi.answer_cache) since search pages
+# are kept there; a ranking serves the deeper pages of the queries just asked
+# (docs/benchmarks.md, "Every cache full, session 6").
+RANKED_CACHE_SIZE = 32
 # Tag postings times possible keyword counts a ranking by labels takes at most (it tests
 # twice as many label classes, each a few big-integer operations, catalog.searchbits): a
 # query of more labelled terms than that ranks every match.

@@ -20,13 +20,14 @@ class SearchHit:
     """A matching skill; why it matched and its excerpt are worked out when first asked for,
     then kept (a remembered ranking keeps the hits of the pages it served)."""
 
-    __slots__ = ("_excerpts", "_held", "_index", "_position", "_query", "_reasons", "_results", "skill")
+    __slots__ = ("_excerpts", "_held", "_index", "_matchers", "_position", "_query", "_reasons", "skill")
 
     def __init__(self, results: "SearchResults", position: int) -> None:
         index = results.source
         self.skill: SkillEntry = index.skills[position]
         self._index = index
-        self._results = results
+        # Not the results themselves, which keep this hit: no cycle (see QueryMatchers).
+        self._matchers = results.matchers
         self._position = position
         self._query = results.query
         self._held: Held | None = None
@@ -37,7 +38,7 @@ class SearchHit:
         """Every (rule, term) that matched, in rule order, then query order."""
         if self._reasons is None:
             self._reasons = self._index.reasons(
-                self._position, self._query, self._text_fields(), self._results.matchers()
+                self._position, self._query, self._text_fields(), self._matchers()
             )
         return list(self._reasons)
 
@@ -53,7 +54,7 @@ class SearchHit:
         """Each term, and whether the name, description and body hold it."""
         if self._held is None:
             position = self._position
-            self._held = [(term, read(position)) for term, read in self._results.matchers().fields]
+            self._held = [(term, read(position)) for term, read in self._matchers().fields]
         return self._held
 
 
@@ -113,6 +114,28 @@ def excerpt_around_utf8(data: bytes, stems: Collection[str], excerpt_chars: int)
     return (before[first:] + after)[:excerpt_chars]
 
 
+class QueryMatchers:
+    """What every hit of a query's reasons are tested against (SearchIndex.matchers), worked
+    out once per query (a race makes it twice, the same) and shared by its hits. The hits hold
+    this, not their SearchResults, which holds them: with that cycle every ranking an index
+    forgot was freed only by a full collection, and the garbage meanwhile grew a worker's
+    heap ~9 MB over 4,096 distinct searches (docs/benchmarks.md, "Every cache full, session
+    6")."""
+
+    __slots__ = ("_found", "_index", "_query")
+
+    def __init__(self, index: "SearchIndex", query: Query) -> None:
+        self._index = index
+        self._query = query
+        self._found: Matchers | None = None
+
+    def __call__(self) -> "Matchers":
+        found = self._found
+        if found is None:
+            found = self._found = self._index.matchers(self._query)
+        return found
+
+
 class SearchResults(Sequence[SearchHit]):
     """Ranked hits; each SearchHit is built when it is read, so a page costs only its own."""
 
@@ -121,15 +144,7 @@ class SearchResults(Sequence[SearchHit]):
         self._ranking = ranking
         self.query = query
         self._hits: dict[int, SearchHit] = {}  # by rank, the first KEPT_HITS only
-        self._matchers: Matchers | None = None
-
-    def matchers(self) -> "Matchers":
-        """What every hit's reasons are tested against (SearchIndex.matchers), once per query
-        (a race makes it twice, the same)."""
-        found = self._matchers
-        if found is None:
-            found = self._matchers = self.source.matchers(self.query)
-        return found
+        self.matchers = QueryMatchers(index, query)
 
     def __len__(self) -> int:
         return self._ranking.count

@@ -24,17 +24,28 @@ from collections.abc import Hashable
 
 # At most this many answers per process...
 MAX_ENTRIES = 2048
-# ...holding at most this many bytes (sys.getsizeof of the keys and answers). With the index of
-# 10,000 skills a worker stays under 200 MB (docs/benchmarks.md#encode-once: at most ~8.5 MiB held).
+# ...holding at most this many bytes (size_of: all an entry holds). With the index of 10,000
+# skills a worker stays under 200 MB (docs/benchmarks.md#encode-once).
 MAX_BYTES = 8 * 1024 * 1024
 # An answer larger than this is not kept (a whole large file by resources/read): one such answer
 # would push out hundreds of pages.
 MAX_ENTRY_BYTES = 1024 * 1024
 
 
+# What the cache itself holds per entry beyond the key and the answer: its slot and node in the
+# OrderedDict, the (answer, size) pair and the size (172 bytes with tracemalloc, CPython 3.11;
+# docs/benchmarks.md, "Every cache full, session 6").
+ENTRY_OVERHEAD = 176
+
+
 def size_of(key: Hashable, value: bytes) -> int:
-    """What keeping `value` under `key` costs, counted against MAX_BYTES: the text and the key."""
-    return sys.getsizeof(value) + sys.getsizeof(key)
+    """What keeping `value` under `key` costs, counted against MAX_BYTES: the answer, the key
+    with the strings and bytes it holds (mcpapi.protocol.answer_key's: the arguments' bytes are
+    the entry's own; the SHA and the names are shared, so this errs high), and ENTRY_OVERHEAD."""
+    size = sys.getsizeof(value) + sys.getsizeof(key) + ENTRY_OVERHEAD
+    if type(key) is tuple:
+        size += sum(sys.getsizeof(part) for part in key if isinstance(part, (bytes, str)))
+    return size
 
 
 class AnswerCache:

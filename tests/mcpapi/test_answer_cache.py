@@ -260,6 +260,29 @@ def test_putting_a_key_again_counts_it_once() -> None:
     assert len(cache) == 1 and cache.bytes == size_of("a", _text(10))
 
 
+@pytest.mark.parametrize("answer_bytes", [40, 600, 40_000])
+def test_what_an_entry_counts_against_the_byte_bound_is_all_it_holds(answer_bytes: int) -> None:
+    """The answers, their keys as answer_key makes them (the arguments' bytes each entry's own)
+    and the cache's own structures, traced, are no more than what the bound counts."""
+    sha, when = "0" * 40, object()
+    cache = AnswerCache(max_entries=10**6, max_bytes=10**12, max_entry_bytes=10**12)
+    tracemalloc.start()
+    try:
+        for number in range(2000):
+            arguments = {"name": "skills_get", "arguments": {"id": f"skill-{number:05d}"}}
+            key = (sha, when, False, "modern", 300, "tools/call", arguments_key(arguments))
+            cache.put(key, bytes(answer_bytes) + b"%d" % number)
+        del key, arguments
+        traced, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(cache) == 2000
+    assert traced <= cache.bytes
+    # Not far above it either: the shared SHA and names, and tracemalloc does not see what the
+    # interpreter's free lists hand out again (the (answer, size) pairs).
+    assert cache.bytes <= traced + 2000 * 512
+
+
 def test_the_answer_cache_bounds_are_the_ones_the_limits_table_states() -> None:
     mib = 1024 * 1024
     assert answer_cache.MAX_BYTES % mib == 0 and answer_cache.MAX_ENTRY_BYTES % mib == 0
