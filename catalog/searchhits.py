@@ -1,7 +1,8 @@
 """The page of a search: its hits, why each matched and its excerpt, worked out only for the
 ranks that are read (docs/reference.md#search). The ranking itself is catalog.search's."""
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, overload
 
 from catalog.entries import SkillEntry
@@ -46,7 +47,8 @@ class SearchHit:
         word, else of the body around its earliest matched word, else the description's start."""
         found = self._excerpts.get(excerpt_chars)
         if found is None:
-            found = self._excerpts[excerpt_chars] = excerpt_of(self.skill, self._text_fields(), excerpt_chars)
+            find = partial(self._index.spans.earliest, self._position)
+            found = self._excerpts[excerpt_chars] = excerpt_of(self.skill, self._text_fields(), excerpt_chars, find)
         return found
 
     def _text_fields(self) -> Held:
@@ -57,16 +59,38 @@ class SearchHit:
         return self._held
 
 
-def excerpt_of(skill: SkillEntry, held: Held, excerpt_chars: int) -> str:
-    stems = [term.stem for term, fields in held if fields & 2]  # in the description
-    if stems:
-        return excerpt_around(skill.description, stems, excerpt_chars)
-    stems = [term.stem for term, fields in held if fields & 4]  # in the body
-    if stems:
-        if skill.instructions_fold_stable:
-            return excerpt_around_utf8(skill.instructions_utf8(), stems, excerpt_chars)
-        # Decoded only here: a SkillEntry keeps its instructions as UTF-8.
-        return excerpt_around(skill.instructions, stems, excerpt_chars)
+# The earliest word of a field holding one of some stems, as excerpt_of reads that field
+# (catalog.textwords): character offsets, or byte offsets of a fold_stable body's UTF-8.
+Finder = Callable[[int, Collection[str]], "tuple[int, int] | None"]
+
+
+def earliest_in(skill: SkillEntry, field: int, stems: Collection[str]) -> tuple[int, int] | None:
+    """The earliest word with one of `stems` in the description (field 2) or the body (4) of
+    `skill`, in the offsets its excerpt is cut at."""
+    if field == 4 and skill.instructions_fold_stable:
+        return earliest_with_stem_utf8(skill.instructions_utf8(), stems)
+    # A body that is not fold_stable is decoded here: a SkillEntry keeps it as UTF-8.
+    return earliest_with_stem(skill.description if field == 2 else skill.instructions, stems)
+
+
+def excerpt_of(skill: SkillEntry, held: Held, excerpt_chars: int, find: Finder | None = None) -> str:
+    """The excerpt of a hit: around the earliest word of the description holding a term, else
+    of the body, else the description's start. `find(field, stems)` gives that word, as
+    earliest_in(skill, field, stems) does (the default)."""
+    for field in (2, 4):
+        stems = [term.stem for term, fields in held if fields & field]
+        if stems:
+            if find is None:
+                find = partial(earliest_in, skill)
+            if field == 4 and skill.instructions_fold_stable:
+                data = skill.instructions_utf8()
+                if len(data) <= excerpt_chars:  # no more characters than bytes
+                    return data.decode("utf-8", "surrogatepass")
+                return excerpt_at_utf8(data, find(field, stems), excerpt_chars)
+            text = skill.description if field == 2 else skill.instructions
+            if len(text) <= excerpt_chars:
+                return text
+            return excerpt_at(text, find(field, stems), excerpt_chars)
     return skill.description[:excerpt_chars]
 
 
@@ -75,7 +99,12 @@ def excerpt_around(text: str, stems: Collection[str], excerpt_chars: int) -> str
     `stems` (the start of `text` when none has)."""
     if len(text) <= excerpt_chars:
         return text
-    found = earliest_with_stem(text, stems)
+    return excerpt_at(text, earliest_with_stem(text, stems), excerpt_chars)
+
+
+def excerpt_at(text: str, found: tuple[int, int] | None, excerpt_chars: int) -> str:
+    """At most `excerpt_chars` characters of `text`, longer than that, centred on the word at
+    `found` (the start of `text` when None)."""
     if found is None:
         return text[:excerpt_chars]
     centre = (found[0] + found[1]) // 2
@@ -89,7 +118,12 @@ def excerpt_around_utf8(data: bytes, stems: Collection[str], excerpt_chars: int)
     not the whole text (docs/benchmarks.md, "Excerpts, session 5")."""
     if len(data) <= excerpt_chars:  # no more characters than bytes
         return data.decode("utf-8", "surrogatepass")
-    found = earliest_with_stem_utf8(data, stems)
+    return excerpt_at_utf8(data, earliest_with_stem_utf8(data, stems), excerpt_chars)
+
+
+def excerpt_at_utf8(data: bytes, found: tuple[int, int] | None, excerpt_chars: int) -> str:
+    """excerpt_at of the text whose UTF-8 is `data`, longer than `excerpt_chars` bytes, with
+    `found` in bytes."""
     start, end = found if found is not None else (0, 0)
     stop = min(len(data), end + 4 * excerpt_chars)
     while stop < len(data) and data[stop] & 0xC0 == 0x80:  # inside a character: to its end
