@@ -77,20 +77,29 @@ def excerpt_of(skill: SkillEntry, held: Held, excerpt_chars: int, find: Finder |
     """The excerpt of a hit: around the earliest word of the description holding a term, else
     of the body, else the description's start. `find(field, stems)` gives that word, as
     earliest_in(skill, field, stems) does (the default)."""
-    for field in (2, 4):
-        stems = [term.stem for term, fields in held if fields & field]
-        if stems:
-            if find is None:
-                find = partial(earliest_in, skill)
-            if field == 4 and skill.instructions_fold_stable:
-                data = skill.instructions_utf8()
-                if len(data) <= excerpt_chars:  # no more characters than bytes
-                    return data.decode("utf-8", "surrogatepass")
-                return excerpt_at_utf8(data, find(field, stems), excerpt_chars)
-            text = skill.description if field == 2 else skill.instructions
-            if len(text) <= excerpt_chars:
-                return text
-            return excerpt_at(text, find(field, stems), excerpt_chars)
+    described, bodied = [], []
+    for term, fields in held:
+        if fields & 2:
+            described.append(term.stem)
+        if fields & 4:
+            bodied.append(term.stem)
+    if find is None:
+        find = partial(earliest_in, skill)
+    if described:
+        text = skill.description
+        if len(text) <= excerpt_chars:
+            return text
+        return excerpt_at(text, find(2, described), excerpt_chars)
+    if bodied:
+        if skill.instructions_fold_stable:
+            data = skill.instructions_utf8()
+            if len(data) <= excerpt_chars:  # no more characters than bytes
+                return data.decode("utf-8", "surrogatepass")
+            return excerpt_at_utf8(data, find(4, bodied), excerpt_chars)
+        text = skill.instructions
+        if len(text) <= excerpt_chars:
+            return text
+        return excerpt_at(text, find(4, bodied), excerpt_chars)
     return skill.description[:excerpt_chars]
 
 
@@ -121,30 +130,62 @@ def excerpt_around_utf8(data: bytes, stems: Collection[str], excerpt_chars: int)
     return excerpt_at_utf8(data, earliest_with_stem_utf8(data, stems), excerpt_chars)
 
 
+# Bytes decoded beyond an excerpt's length in characters on each side of its word, for the
+# characters outside ASCII in it (3 bytes an em dash); when too few, that side is read again
+# at 4 bytes a character.
+UTF8_SLACK = 32
+
+
 def excerpt_at_utf8(data: bytes, found: tuple[int, int] | None, excerpt_chars: int) -> str:
     """excerpt_at of the text whose UTF-8 is `data`, longer than `excerpt_chars` bytes, with
-    `found` in bytes."""
+    `found` in bytes. Only about the excerpt's characters are decoded, not all that lies
+    before the word (docs/benchmarks.md, "The hits of a cold page, session 6")."""
     start, end = found if found is not None else (0, 0)
-    stop = min(len(data), end + 4 * excerpt_chars)
-    while stop < len(data) and data[stop] & 0xC0 == 0x80:  # inside a character: to its end
-        stop += 1
-    before = data[:start].decode("utf-8", "surrogatepass")
-    after = data[start:stop].decode("utf-8", "surrogatepass")
-    # The text's length in characters, known when `after` reaches its end; otherwise more
-    # than len(before) + len(after), itself at least the word's end plus excerpt_chars.
-    length = len(before) + len(after) if stop == len(data) else None
-    if length is not None and length <= excerpt_chars:
-        return before + after
-    if found is None:
-        return after[:excerpt_chars]
     word_chars = len(data[start:end].decode("utf-8", "surrogatepass"))
-    centre = (2 * len(before) + word_chars) // 2
-    first = max(0, centre - excerpt_chars // 2)
-    if length is not None:
-        first = min(first, length - excerpt_chars)
-    if first >= len(before):
-        return after[first - len(before) : first - len(before) + excerpt_chars]
-    return (before[first:] + after)[:excerpt_chars]
+    # From the word's start: the word and excerpt_chars characters more, or to the text's end.
+    stop = _character_end(data, end + excerpt_chars + UTF8_SLACK)
+    after = data[start:stop].decode("utf-8", "surrogatepass")
+    if stop < len(data) and len(after) < word_chars + excerpt_chars:
+        stop = _character_end(data, end + 4 * excerpt_chars)
+        after = data[start:stop].decode("utf-8", "surrogatepass")
+    # Where excerpt_at starts the excerpt, relative to the word's start: centred on the word,
+    # then moved back to hold excerpt_chars characters when `after` reaches the text's end
+    # (else it holds more than enough), then forward to the text's start.
+    centred = word_chars // 2 - excerpt_chars // 2
+    at_end = stop == len(data)
+    first = min(centred, len(after) - excerpt_chars) if at_end else centred
+    wanted = max(0, -first)  # characters before the word
+    low = _character_start(data, start - wanted - UTF8_SLACK)
+    before = data[low:start].decode("utf-8", "surrogatepass")
+    if low > 0 and len(before) < wanted:
+        low = _character_start(data, start - 4 * wanted)
+        before = data[low:start].decode("utf-8", "surrogatepass")
+    if low == 0:  # `before` is all that precedes the word
+        if at_end and len(before) + len(after) <= excerpt_chars:
+            return before + after
+        first = max(centred, -len(before))
+        if at_end:
+            first = min(first, len(after) - excerpt_chars)
+    # (else `before` holds more than `wanted` characters, and the text's start is further)
+    if first >= 0:
+        return after[first : first + excerpt_chars]
+    return (before[len(before) + first :] + after)[:excerpt_chars]
+
+
+def _character_start(data: bytes, at: int) -> int:
+    """The start of the UTF-8 character holding byte `at` (0 before the text)."""
+    at = max(0, at)
+    while 0 < at < len(data) and data[at] & 0xC0 == 0x80:  # a continuation byte
+        at -= 1
+    return at
+
+
+def _character_end(data: bytes, at: int) -> int:
+    """The end of the UTF-8 character holding byte `at - 1` (the text's end past it)."""
+    at = min(len(data), at)
+    while at < len(data) and data[at] & 0xC0 == 0x80:
+        at += 1
+    return at
 
 
 class SearchResults(Sequence[SearchHit]):

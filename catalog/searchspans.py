@@ -24,9 +24,10 @@ from catalog.entries import SkillEntry
 # 4,096 cold queries' first pages need at 10,000 skills (docs/benchmarks.md, "The hits of a
 # cold page, session 6").
 EXCERPT_SPANS = 131_072
-# A span of no word (the field holds none found: kept too, so it is not searched again).
-_NONE = -1
-_END_BITS = 32
+# A span is start * _END + end; one of no word (the field holds none found) is kept too, so
+# that it is not searched again, as the largest value an array("q") holds (above every span).
+_END = 1 << 32
+_NONE = (1 << 63) - 1
 
 # Finds the earliest word with one of some stems in a field (2 description, 4 body) of a
 # skill: catalog.searchhits.earliest_in.
@@ -43,33 +44,36 @@ class EarliestSpans:
     def __init__(self, skills: Sequence[SkillEntry], search: Search) -> None:
         self._skills = skills
         self._search = search
-        # (field, stem) -> (positions ascending, start << _END_BITS | end, or _NONE, for each)
+        # (field, stem) -> (positions ascending, the span at each)
         self._spans: dict[tuple[int, str], tuple[array, array]] = {}
         self._count = 0  # spans kept, over every (field, stem); changed under the lock only
         self._lock = threading.Lock()
 
     def earliest(self, position: int, field: int, stems: Collection[str]) -> tuple[int, int] | None:
         """The earliest word with one of `stems` in `field` of the skill at `position`, as
-        search(skill, field, stems) finds it: the earliest of each stem's."""
+        search(skill, field, stems) finds it: the earliest of each stem's (their starts are
+        distinct: one word, one stem)."""
         best = _NONE
+        spans = self._spans
         for wanted in stems:
-            found = self._one(position, field, wanted)
-            if found != _NONE and (best == _NONE or found < best):
-                best = found  # (starts are distinct: one word, one stem)
-        if best == _NONE:
-            return None
-        return best >> _END_BITS, best & ((1 << _END_BITS) - 1)
+            kept = spans.get((field, wanted))
+            if kept is not None:
+                positions, found = kept
+                at = bisect_left(positions, position)
+                if at < len(positions) and positions[at] == position:
+                    if found[at] < best:
+                        best = found[at]
+                    continue
+            packed = self._find(position, field, wanted)
+            if packed < best:
+                best = packed
+        return None if best == _NONE else divmod(best, _END)
 
-    def _one(self, position: int, field: int, wanted: str) -> int:
-        key = (field, wanted)
-        kept = self._spans.get(key)
-        if kept is not None:
-            positions, spans = kept
-            at = bisect_left(positions, position)
-            if at < len(positions) and positions[at] == position:
-                return spans[at]
+    def _find(self, position: int, field: int, wanted: str) -> int:
+        """The span of `wanted` in `field` at `position`, searched for and kept."""
         found = self._search(self._skills[position], field, (wanted,))
-        packed = _NONE if found is None else found[0] << _END_BITS | found[1]
+        packed = _NONE if found is None else found[0] * _END + found[1]
+        key = (field, wanted)
         with self._lock:
             if self._count >= EXCERPT_SPANS:
                 self._spans = {}

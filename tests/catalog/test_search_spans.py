@@ -8,17 +8,18 @@ import threading
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from itertools import combinations
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from catalog import searchspans
+from catalog import searchhits, searchspans
 from catalog.entries import SkillEntry
 from catalog.search import SearchIndex
-from catalog.searchhits import earliest_in, excerpt_of
+from catalog.searchhits import earliest_in, excerpt_at, excerpt_at_utf8, excerpt_of
 from catalog.searchspans import EarliestSpans
-from catalog.textwords import stem
+from catalog.textwords import spans, stem
 from tests.catalog.search_support import skill
 
 WORDS = ["tests ", "testing ", "dying ", "die ", "forms ", "format ", "Testé ", "the "]
@@ -145,3 +146,27 @@ def test_a_stems_arrays_are_never_changed_once_published() -> None:
     spans.earliest(2, 2, (stem("test"),))
     assert (positions.tolist(), found.tolist()) == before
     assert spans._spans[(2, stem("test"))][0].tolist() == [0, 1, 2]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from([*"ab -", "tests ", "\u2014", "é", "\U0001f600", "\u0301"]), max_size=80).map("".join),
+    st.integers(0, 90),
+    st.sampled_from([0, 1, 2, 7, 32]),
+    st.integers(1, 60),
+)
+def test_an_excerpt_decodes_its_characters_only_whatever_the_slack(
+    text: str, at: int, slack: int, excerpt_chars: int
+) -> None:
+    """excerpt_at_utf8 around any word (or none) is excerpt_at of the text, whether the bytes
+    decoded first hold enough characters or have to be read again."""
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data) <= excerpt_chars:
+        return
+    words = [(start, end) for start, end, _ in spans(text)]
+    found = words[at % len(words)] if words and at < 80 else None
+    in_bytes = None if found is None else tuple(len(text[:i].encode("utf-8", "surrogatepass")) for i in found)
+    with patch.object(searchhits, "UTF8_SLACK", slack):
+        found_text = excerpt_at_utf8(data, in_bytes, excerpt_chars)
+    # (excerpt_at reads a text longer than the excerpt; a shorter one is its own excerpt)
+    assert found_text == (text if len(text) <= excerpt_chars else excerpt_at(text, found, excerpt_chars))
