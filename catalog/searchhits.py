@@ -141,20 +141,22 @@ def excerpt_at_utf8(data: bytes, found: tuple[int, int] | None, excerpt_chars: i
     `found` in bytes. Only about the excerpt's characters are decoded, not all that lies
     before the word (docs/benchmarks.md, "The hits of a cold page, session 6")."""
     start, end = found if found is not None else (0, 0)
+    size = len(data)
     word_chars = len(data[start:end].decode("utf-8", "surrogatepass"))
     # From the word's start: the word and excerpt_chars characters more, or to the text's end.
     stop = _character_end(data, end + excerpt_chars + UTF8_SLACK)
     after = data[start:stop].decode("utf-8", "surrogatepass")
-    if stop < len(data) and len(after) < word_chars + excerpt_chars:
+    if stop < size and len(after) < word_chars + excerpt_chars:
         stop = _character_end(data, end + 4 * excerpt_chars)
         after = data[start:stop].decode("utf-8", "surrogatepass")
     # Where excerpt_at starts the excerpt, relative to the word's start: centred on the word,
     # then moved back to hold excerpt_chars characters when `after` reaches the text's end
     # (else it holds more than enough), then forward to the text's start.
-    centred = word_chars // 2 - excerpt_chars // 2
-    at_end = stop == len(data)
-    first = min(centred, len(after) - excerpt_chars) if at_end else centred
-    wanted = max(0, -first)  # characters before the word
+    centred = first = word_chars // 2 - excerpt_chars // 2
+    at_end = stop == size
+    if at_end and len(after) - excerpt_chars < first:
+        first = len(after) - excerpt_chars
+    wanted = -first if first < 0 else 0  # characters before the word
     low = _character_start(data, start - wanted - UTF8_SLACK)
     before = data[low:start].decode("utf-8", "surrogatepass")
     if low > 0 and len(before) < wanted:
@@ -163,9 +165,9 @@ def excerpt_at_utf8(data: bytes, found: tuple[int, int] | None, excerpt_chars: i
     if low == 0:  # `before` is all that precedes the word
         if at_end and len(before) + len(after) <= excerpt_chars:
             return before + after
-        first = max(centred, -len(before))
-        if at_end:
-            first = min(first, len(after) - excerpt_chars)
+        first = centred if centred > -len(before) else -len(before)
+        if at_end and len(after) - excerpt_chars < first:
+            first = len(after) - excerpt_chars
     # (else `before` holds more than `wanted` characters, and the text's start is further)
     if first >= 0:
         return after[first : first + excerpt_chars]
@@ -174,16 +176,19 @@ def excerpt_at_utf8(data: bytes, found: tuple[int, int] | None, excerpt_chars: i
 
 def _character_start(data: bytes, at: int) -> int:
     """The start of the UTF-8 character holding byte `at` (0 before the text)."""
-    at = max(0, at)
-    while 0 < at < len(data) and data[at] & 0xC0 == 0x80:  # a continuation byte
+    if at <= 0:
+        return 0
+    while data[at] & 0xC0 == 0x80:  # a continuation byte (never the first)
         at -= 1
     return at
 
 
 def _character_end(data: bytes, at: int) -> int:
     """The end of the UTF-8 character holding byte `at - 1` (the text's end past it)."""
-    at = min(len(data), at)
-    while at < len(data) and data[at] & 0xC0 == 0x80:
+    size = len(data)
+    if at >= size:
+        return size
+    while at < size and data[at] & 0xC0 == 0x80:
         at += 1
     return at
 
