@@ -51,9 +51,9 @@ import threading
 from array import array
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise, repeat
-from operator import add, contains, itemgetter, mul, rshift, sub
+from operator import add, mul, rshift, sub
 
 from catalog.entries import SkillEntry
 from catalog.searchbits import bitmap, count_slices, counted_exactly
@@ -79,9 +79,6 @@ KEPT_KEY_MIN = -(1 << 63)
 _NOWHERE: tuple[int, ...] = ()
 # The text fields' rules, each with its bit in a Held's fields (catalog.textindex).
 _TEXT_RULES = ((1, "name"), (2, "description"), (4, "body"))
-# Patterns of reasons a query keeps (Matchers.patterns): a page's hits share a few; a client
-# paging through thousands of hits keeps no more than this.
-REASON_PATTERNS = 64
 __all__ = ["RULES", "SearchHit", "SearchIndex", "SearchResults", "normalise", "parse_query"]
 
 
@@ -95,13 +92,6 @@ class Matchers:
     tags: list[tuple[str, Collection[int]]]
     keywords: list[tuple[str, Collection[int]]]
     fields: list[tuple[Term, Callable[[int], int]]]  # each term, and the fields holding it by position
-    # exact, then each tag match's skills, then each keyword match's: a hit's memberships of
-    # these (read in C) and the fields holding each term are its reasons' pattern.
-    labels: tuple[Collection[int], ...] = ()
-    # The reasons of each pattern met, at most REASON_PATTERNS (then worked out each time).
-    patterns: dict[tuple[tuple[bool, ...], tuple[int, ...]], tuple[tuple[str, str], ...]] = field(
-        default_factory=dict
-    )
 
 
 class SearchIndex:
@@ -336,27 +326,32 @@ class SearchIndex:
 
     def matchers(self, query: Query) -> Matchers:
         """What the reasons and excerpt of every hit of `query` test it against (see reasons)."""
-        exact = self._by_exact.get(query.whole, _NOWHERE)
-        tags = self._tags.matchers(query) if query.terms else []
-        keywords = self._keywords.matchers(query) if query.terms else []
-        fields = [(term, self.text.fields_reader(term.stem)) for term in query.terms]
-        labels = (exact, *(positions for _, positions in tags), *(positions for _, positions in keywords))
-        return Matchers(exact, tags, keywords, fields, labels)
+        return Matchers(
+            self._by_exact.get(query.whole, _NOWHERE),
+            self._tags.matchers(query) if query.terms else [],
+            self._keywords.matchers(query) if query.terms else [],
+            [(term, self.text.fields_reader(term.stem)) for term in query.terms],
+        )
 
-    def reasons(
-        self, position: int, query: Query, held: Held, matchers: Matchers
-    ) -> tuple[tuple[str, str], ...]:
+    def reasons(self, position: int, query: Query, held: Held, matchers: Matchers) -> list[tuple[str, str]]:
         """Every (rule, term) by which the skill at `position` matches `query`; `held` says
-        which of its text fields hold each term, `matchers` is self.matchers(query). Hits of
-        one query with the same memberships and fields held have the same reasons: worked out
-        once per such pattern."""
-        pattern = (tuple(map(contains, matchers.labels, repeat(position))), tuple(map(itemgetter(1), held)))
-        found = matchers.patterns.get(pattern)
-        if found is None:
-            found = _reasons(query, held, matchers, pattern[0])
-            if len(matchers.patterns) < REASON_PATTERNS:
-                matchers.patterns[pattern] = found
-        return found
+        which of its text fields hold each term, `matchers` is self.matchers(query)."""
+        reasons = []
+        if position in matchers.exact:
+            reasons.append(("exact", query.whole))
+        if not query.terms:
+            return reasons
+        for what, positions in matchers.tags:
+            if position in positions:
+                reasons.append(("tag", what))
+        for what, positions in matchers.keywords:
+            if position in positions:
+                reasons.append(("keyword", what))
+        for bit, rule in _TEXT_RULES:
+            for term, fields in held:
+                if fields & bit:
+                    reasons.append((rule, term.word))
+        return reasons
 
     def _tagged(self, tags: Sequence[str]) -> set[int] | None:
         """Positions carrying every tag; None when there is no tag to filter by."""
@@ -365,25 +360,3 @@ class SearchIndex:
             return None
         sets = sorted((self._by_tag.get(tag, _NOWHERE) for tag in wanted), key=len)
         return set(sets[0]).intersection(*sets[1:])
-
-
-def _reasons(
-    query: Query, held: Held, matchers: Matchers, members: tuple[bool, ...]
-) -> tuple[tuple[str, str], ...]:
-    """The reasons of a hit that is a member of each of matchers.labels or not (`members`)."""
-    reasons = []
-    if members[0]:
-        reasons.append(("exact", query.whole))
-    if not query.terms:
-        return tuple(reasons)
-    at = 1
-    for rule, matches in (("tag", matchers.tags), ("keyword", matchers.keywords)):
-        for what, _ in matches:
-            if members[at]:
-                reasons.append((rule, what))
-            at += 1
-    for bit, rule in _TEXT_RULES:
-        for term, fields in held:
-            if fields & bit:
-                reasons.append((rule, term.word))
-    return tuple(reasons)

@@ -31,7 +31,7 @@ class SearchHit:
         self._position = position
         self._query = results.query
         self._held: Held | None = None
-        self._reasons: tuple[tuple[str, str], ...] | None = None
+        self._reasons: list[tuple[str, str]] | None = None
         self._excerpts: dict[int, str] = {}
 
     def match_reasons(self) -> list[tuple[str, str]]:
