@@ -47,8 +47,9 @@ class SearchHit:
         word, else of the body around its earliest matched word, else the description's start."""
         found = self._excerpts.get(excerpt_chars)
         if found is None:
-            find = partial(self._index.spans.earliest, self._position)
-            found = self._excerpts[excerpt_chars] = excerpt_of(self.skill, self._text_fields(), excerpt_chars, find)
+            find = partial(self._index.spans.earliest, self._position)  # catalog.searchspans
+            found = excerpt_of(self.skill, self._text_fields(), excerpt_chars, find)
+            self._excerpts[excerpt_chars] = found
         return found
 
     def _text_fields(self) -> Held:

@@ -118,7 +118,7 @@ def test_threads_sharing_the_spans_read_only_right_ones(monkeypatch: pytest.Monk
     wrong: list[tuple[int, int, tuple[str, ...]]] = []
 
     def read(seed: int) -> None:
-        order = random.Random(seed).choices(asked, k=3000)
+        order = random.Random(seed).choices(asked, k=3000)  # noqa: S311 (an order of reads)
         for key in order:
             if spans.earliest(*key) != expected[key]:
                 wrong.append(key)
@@ -150,7 +150,9 @@ def test_a_stems_arrays_are_never_changed_once_published() -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.lists(st.sampled_from([*"ab -", "tests ", "\u2014", "é", "\U0001f600", "\u0301"]), max_size=80).map("".join),
+    st.lists(st.sampled_from([*"ab -", "tests ", "\u2014", "é", "\U0001f600", "\u0301"]), max_size=80).map(
+        "".join
+    ),
     st.integers(0, 90),
     st.sampled_from([0, 1, 2, 7, 32]),
     st.integers(1, 60),
