@@ -19,10 +19,9 @@ from collections.abc import Callable, Collection, Sequence
 
 from catalog.entries import SkillEntry
 
-# Spans kept per search index, over both fields: 12 bytes each in arrays, plus each stem's
-# two arrays (about 150 bytes): at most ~1.6 MB an index, well under the ~56,000 that the
-# 4,096 cold queries' first pages need at 10,000 skills (docs/benchmarks.md, "The hits of a
-# cold page, session 6").
+# Spans kept per search index, over both fields: about 16 bytes each (the arrays, their tuple
+# and the dict, measured), so at most ~2.1 MB an index; the first pages of the 4,096 cold
+# queries keep 46,766 at 10,000 skills (docs/benchmarks.md, "The hits of a cold page, session 6").
 EXCERPT_SPANS = 131_072
 # A span is start * _END + end; one of no word (the field holds none found) is kept too, so
 # that it is not searched again, as the largest value an array("q") holds (above every span).
