@@ -58,10 +58,11 @@ from operator import add, mul, rshift, sub
 from catalog.entries import SkillEntry
 from catalog.searchbits import bitmap, count_slices, counted_exactly
 from catalog.searchbits import members as members_of
-from catalog.searchhits import SearchHit, SearchResults
+from catalog.searchhits import SearchHit, SearchResults, earliest_in
 from catalog.searchlabels import Labels, freeze_lists
 from catalog.searchquery import Held, Query, Term, normalise, parse_query
 from catalog.searchranking import PREFIX, Ranking, smallest
+from catalog.searchspans import EarliestSpans
 from catalog.textindex import TextIndex
 
 RULES = ("exact", "tag", "keyword", "name", "description", "body")
@@ -111,6 +112,8 @@ class SearchIndex:
         self._by_tag = freeze_lists((tag.casefold() for tag in skill.tags) for skill in self.skills)
         self._by_exact = freeze_lists((skill.id.casefold(), skill.name.casefold()) for skill in self.skills)
         self._ranked: OrderedDict[tuple[str, tuple[str, ...]], SearchResults] = OrderedDict()
+        # The earliest word with each stem in a hit's fields, for the excerpts (catalog.searchspans).
+        self.spans = EarliestSpans(self.skills, earliest_in)
         self._lock = threading.Lock()
         # Ties are broken by id: a position's place in id order (the identity when the skills
         # come sorted by id, as a snapshot's always do).

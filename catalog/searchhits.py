@@ -1,7 +1,8 @@
 """The page of a search: its hits, why each matched and its excerpt, worked out only for the
 ranks that are read (docs/reference.md#search). The ranking itself is catalog.search's."""
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, overload
 
 from catalog.entries import SkillEntry
@@ -47,7 +48,9 @@ class SearchHit:
         word, else of the body around its earliest matched word, else the description's start."""
         found = self._excerpts.get(excerpt_chars)
         if found is None:
-            found = self._excerpts[excerpt_chars] = excerpt_of(self.skill, self._text_fields(), excerpt_chars)
+            find = partial(self._index.spans.earliest, self._position)  # catalog.searchspans
+            found = excerpt_of(self.skill, self._text_fields(), excerpt_chars, find)
+            self._excerpts[excerpt_chars] = found
         return found
 
     def _text_fields(self) -> Held:
@@ -58,16 +61,47 @@ class SearchHit:
         return self._held
 
 
-def excerpt_of(skill: SkillEntry, held: Held, excerpt_chars: int) -> str:
-    stems = [term.stem for term, fields in held if fields & 2]  # in the description
-    if stems:
-        return excerpt_around(skill.description, stems, excerpt_chars)
-    stems = [term.stem for term, fields in held if fields & 4]  # in the body
-    if stems:
+# The earliest word of a field holding one of some stems, as excerpt_of reads that field
+# (catalog.textwords): character offsets, or byte offsets of a fold_stable body's UTF-8.
+Finder = Callable[[int, Collection[str]], "tuple[int, int] | None"]
+
+
+def earliest_in(skill: SkillEntry, field: int, stems: Collection[str]) -> tuple[int, int] | None:
+    """The earliest word with one of `stems` in the description (field 2) or the body (4) of
+    `skill`, in the offsets its excerpt is cut at."""
+    if field == 4 and skill.instructions_fold_stable:
+        return earliest_with_stem_utf8(skill.instructions_utf8(), stems)
+    # A body that is not fold_stable is decoded here: a SkillEntry keeps it as UTF-8.
+    return earliest_with_stem(skill.description if field == 2 else skill.instructions, stems)
+
+
+def excerpt_of(skill: SkillEntry, held: Held, excerpt_chars: int, find: Finder | None = None) -> str:
+    """The excerpt of a hit: around the earliest word of the description holding a term, else
+    of the body, else the description's start. `find(field, stems)` gives that word, as
+    earliest_in(skill, field, stems) does (the default)."""
+    described, bodied = [], []
+    for term, fields in held:
+        if fields & 2:
+            described.append(term.stem)
+        if fields & 4:
+            bodied.append(term.stem)
+    if find is None:
+        find = partial(earliest_in, skill)
+    if described:
+        text = skill.description
+        if len(text) <= excerpt_chars:
+            return text
+        return excerpt_at(text, find(2, described), excerpt_chars)
+    if bodied:
         if skill.instructions_fold_stable:
-            return excerpt_around_utf8(skill.instructions_utf8(), stems, excerpt_chars)
-        # Decoded only here: a SkillEntry keeps its instructions as UTF-8.
-        return excerpt_around(skill.instructions, stems, excerpt_chars)
+            data = skill.instructions_utf8()
+            if len(data) <= excerpt_chars:  # no more characters than bytes
+                return data.decode("utf-8", "surrogatepass")
+            return excerpt_at_utf8(data, find(4, bodied), excerpt_chars)
+        text = skill.instructions
+        if len(text) <= excerpt_chars:
+            return text
+        return excerpt_at(text, find(4, bodied), excerpt_chars)
     return skill.description[:excerpt_chars]
 
 
@@ -76,7 +110,12 @@ def excerpt_around(text: str, stems: Collection[str], excerpt_chars: int) -> str
     `stems` (the start of `text` when none has)."""
     if len(text) <= excerpt_chars:
         return text
-    found = earliest_with_stem(text, stems)
+    return excerpt_at(text, earliest_with_stem(text, stems), excerpt_chars)
+
+
+def excerpt_at(text: str, found: tuple[int, int] | None, excerpt_chars: int) -> str:
+    """At most `excerpt_chars` characters of `text`, longer than that, centred on the word at
+    `found` (the start of `text` when None)."""
     if found is None:
         return text[:excerpt_chars]
     centre = (found[0] + found[1]) // 2
@@ -90,28 +129,70 @@ def excerpt_around_utf8(data: bytes, stems: Collection[str], excerpt_chars: int)
     not the whole text (docs/benchmarks.md, "Excerpts, session 5")."""
     if len(data) <= excerpt_chars:  # no more characters than bytes
         return data.decode("utf-8", "surrogatepass")
-    found = earliest_with_stem_utf8(data, stems)
+    return excerpt_at_utf8(data, earliest_with_stem_utf8(data, stems), excerpt_chars)
+
+
+# Bytes decoded beyond an excerpt's length in characters on each side of its word, for the
+# characters outside ASCII in it (3 bytes an em dash); when too few, that side is read again
+# at 4 bytes a character.
+UTF8_SLACK = 32
+
+
+def excerpt_at_utf8(data: bytes, found: tuple[int, int] | None, excerpt_chars: int) -> str:
+    """excerpt_at of the text whose UTF-8 is `data`, longer than `excerpt_chars` bytes, with
+    `found` in bytes. Only about the excerpt's characters are decoded, not all that lies
+    before the word (docs/benchmarks.md, "The hits of a cold page, session 6")."""
     start, end = found if found is not None else (0, 0)
-    stop = min(len(data), end + 4 * excerpt_chars)
-    while stop < len(data) and data[stop] & 0xC0 == 0x80:  # inside a character: to its end
-        stop += 1
-    before = data[:start].decode("utf-8", "surrogatepass")
-    after = data[start:stop].decode("utf-8", "surrogatepass")
-    # The text's length in characters, known when `after` reaches its end; otherwise more
-    # than len(before) + len(after), itself at least the word's end plus excerpt_chars.
-    length = len(before) + len(after) if stop == len(data) else None
-    if length is not None and length <= excerpt_chars:
-        return before + after
-    if found is None:
-        return after[:excerpt_chars]
+    size = len(data)
     word_chars = len(data[start:end].decode("utf-8", "surrogatepass"))
-    centre = (2 * len(before) + word_chars) // 2
-    first = max(0, centre - excerpt_chars // 2)
-    if length is not None:
-        first = min(first, length - excerpt_chars)
-    if first >= len(before):
-        return after[first - len(before) : first - len(before) + excerpt_chars]
-    return (before[first:] + after)[:excerpt_chars]
+    # From the word's start: the word and excerpt_chars characters more, or to the text's end.
+    stop = _character_end(data, end + excerpt_chars + UTF8_SLACK)
+    after = data[start:stop].decode("utf-8", "surrogatepass")
+    if stop < size and len(after) < word_chars + excerpt_chars:
+        stop = _character_end(data, end + 4 * excerpt_chars)
+        after = data[start:stop].decode("utf-8", "surrogatepass")
+    # Where excerpt_at starts the excerpt, relative to the word's start: centred on the word,
+    # then moved back to hold excerpt_chars characters when `after` reaches the text's end
+    # (else it holds more than enough), then forward to the text's start.
+    centred = first = word_chars // 2 - excerpt_chars // 2
+    at_end = stop == size
+    if at_end and len(after) - excerpt_chars < first:
+        first = len(after) - excerpt_chars
+    wanted = -first if first < 0 else 0  # characters before the word
+    low = _character_start(data, start - wanted - UTF8_SLACK)
+    before = data[low:start].decode("utf-8", "surrogatepass")
+    if low > 0 and len(before) < wanted:
+        low = _character_start(data, start - 4 * wanted)
+        before = data[low:start].decode("utf-8", "surrogatepass")
+    if low == 0:  # `before` is all that precedes the word
+        if at_end and len(before) + len(after) <= excerpt_chars:
+            return before + after
+        first = centred if centred > -len(before) else -len(before)
+        if at_end and len(after) - excerpt_chars < first:
+            first = len(after) - excerpt_chars
+    # (else `before` holds more than `wanted` characters, and the text's start is further)
+    if first >= 0:
+        return after[first : first + excerpt_chars]
+    return (before[len(before) + first :] + after)[:excerpt_chars]
+
+
+def _character_start(data: bytes, at: int) -> int:
+    """The start of the UTF-8 character holding byte `at` (0 before the text)."""
+    if at <= 0:
+        return 0
+    while data[at] & 0xC0 == 0x80:  # a continuation byte (never the first)
+        at -= 1
+    return at
+
+
+def _character_end(data: bytes, at: int) -> int:
+    """The end of the UTF-8 character holding byte `at - 1` (the text's end past it)."""
+    size = len(data)
+    if at >= size:
+        return size
+    while at < size and data[at] & 0xC0 == 0x80:
+        at += 1
+    return at
 
 
 class QueryMatchers:
