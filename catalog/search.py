@@ -52,10 +52,12 @@ from array import array
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import pairwise, repeat
 from operator import add, mul, rshift, sub
 
 from catalog.entries import SkillEntry
+from catalog.scoreheads import BANDED_CLASS, ScoreHeads, best_members
 from catalog.searchbits import bitmap, count_slices, counted_exactly
 from catalog.searchbits import members as members_of
 from catalog.searchhits import SearchHit, SearchResults
@@ -107,6 +109,7 @@ class SearchIndex:
         self._by_tag = freeze_lists((tag.casefold() for tag in skill.tags) for skill in self.skills)
         self._by_exact = freeze_lists((skill.id.casefold(), skill.name.casefold()) for skill in self.skills)
         self._ranked: OrderedDict[tuple[str, tuple[str, ...]], SearchResults] = OrderedDict()
+        self._heads = ScoreHeads(self.text)  # what the first ranks of a large label class are read through
         self._lock = threading.Lock()
         # Ties are broken by id: a position's place in id order (the identity when the skills
         # come sorted by id, as a snapshot's always do).
@@ -209,7 +212,7 @@ class SearchIndex:
             for tag_count in range(tag_radix - 1, -1, -1):
                 tagged = counted_exactly(tag_slices, tag_count, among) if among else 0
                 for keyword_count in range(keyword_radix - 1, -1, -1) if tagged else ():
-                    found = members_of(tagged & by_keywords[keyword_count])
+                    found = self._class_members(query, tagged & by_keywords[keyword_count], PREFIX - len(members))
                     if found:
                         members.extend(found)
                         label = (exactly * tag_radix + tag_count) * keyword_radix + keyword_count
@@ -221,11 +224,7 @@ class SearchIndex:
             if len(members) >= PREFIX:
                 break
         text = self.text
-        first, *others = query.terms
-        totals: Iterable[int] = map(rshift, text.packed(first.stem, members), repeat(3))
-        for term in others:
-            totals = map(add, totals, map(rshift, text.packed(term.stem, members), repeat(3)))
-        scores = list(totals)
+        scores = self._totals(query.terms, members)
         score_radix = (max(scores) + 1) * size
         # A member's key less its position: its class's part, one product per class, and its score's.
         offsets: list[int] = []
@@ -239,6 +238,27 @@ class SearchIndex:
         if allowed is not None:
             matching &= allowed_bits
         return Ranking(prefix, matching.bit_count(), lambda _: self._rank(query, tags, whole=True).positions)
+
+    def _class_members(self, query: Query, bits: int, wanted: int) -> list[int]:
+        """The members of a label class, or only its `wanted` best when it holds more than
+        that and is large (BANDED_CLASS): picked through the terms' score heads when they
+        settle them (catalog.scoreheads), the others are never listed."""
+        count = bits.bit_count()
+        if wanted < count and BANDED_CLASS <= count:
+            heads = [self._heads.of(term.stem) for term in query.terms]
+            best = best_members(heads, bits, wanted, len(self.skills), partial(self._totals, query.terms))
+            if best is not None:
+                return best
+        return members_of(bits)
+
+    def _totals(self, terms: Sequence[Term], positions: list[int]) -> list[int]:
+        """The text score of each of `positions`: the sum of each term's, read by position."""
+        packed = self.text.packed
+        first, *others = terms
+        totals: Iterable[int] = map(rshift, packed(first.stem, positions), repeat(3))
+        for term in others:
+            totals = map(add, totals, map(rshift, packed(term.stem, positions), repeat(3)))
+        return list(totals)
 
     def _keys(
         self,
