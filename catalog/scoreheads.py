@@ -43,6 +43,12 @@ class Head:
     bands: tuple[int, ...]  # each band's holders, as a bitmap
     below: tuple[int, ...]  # after each band, the highest score of a holder in no band yet (0: none left)
 
+    def past(self, band: int) -> int:
+        """The highest score of a holder in none of the bands up to `band` (past the last band
+        kept, that of the last: the holders after it are not kept)."""
+        below = self.below
+        return below[band] if band < len(below) else below[-1] if below else 0
+
     def nbytes(self) -> int:
         """The bytes this head holds (for measurements)."""
         return sys.getsizeof(self.bands) + sys.getsizeof(self.below) + sum(map(sys.getsizeof, self.bands))
@@ -120,7 +126,7 @@ def best_members(
             keys.extend(map(sub, read, map(mul, totals(read), repeat(size))))
         if len(keys) >= wanted:
             keys.sort()
-            bound = sum(head.below[band] for head in heads if band < len(head.below))
+            bound = sum(head.past(band) for head in heads)
             # Strictly more than any unread member scores (a tie would go by position).
             if not left or keys[wanted - 1] < -bound * size:
                 return [key % size for key in keys[:wanted]]
