@@ -212,7 +212,9 @@ class SearchIndex:
             for tag_count in range(tag_radix - 1, -1, -1):
                 tagged = counted_exactly(tag_slices, tag_count, among) if among else 0
                 for keyword_count in range(keyword_radix - 1, -1, -1) if tagged else ():
-                    found = self._class_members(query, tagged & by_keywords[keyword_count], PREFIX - len(members))
+                    found = self._class_members(
+                        query, tagged & by_keywords[keyword_count], PREFIX - len(members)
+                    )
                     if found:
                         members.extend(found)
                         label = (exactly * tag_radix + tag_count) * keyword_radix + keyword_count

@@ -31,7 +31,7 @@ SPARSE_BITS = 32
 def members(bits: int) -> list[int]:
     """The positions set in `bits`, highest first."""
     if bits.bit_count() * SPARSE_BITS <= bits.bit_length():
-        found = []
+        found: list[int] = []
         append = found.append
         while bits:
             top = bits.bit_length() - 1

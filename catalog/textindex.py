@@ -174,7 +174,7 @@ class TextIndex:
             if len(positions) > 1:
                 # One call reading every slot in C: half the instructions of a map over
                 # dense.__getitem__ (docs/benchmarks.md, "Ranking by score heads, session 6").
-                return itemgetter(*positions)(dense)  # type: ignore[no-any-return]
+                return itemgetter(*positions)(dense)
             return [dense[position] for position in positions]
         start, end = self._span(stem)
         pairs = dict(zip(self._positions[start:end], self._packed[start:end], strict=True))

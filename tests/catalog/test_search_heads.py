@@ -13,7 +13,11 @@ from catalog.entries import SkillEntry
 from catalog.searchbits import bitmap
 from catalog.searchquery import Term
 from catalog.textindex import TextIndex
-from tests.catalog.test_search_cold import assert_pages_are_the_reference_order, reference_order, some_queries
+from tests.catalog.test_search_cold import (
+    assert_pages_are_the_reference_order,
+    reference_order,
+    some_queries,
+)
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +58,6 @@ def test_first_and_deep_pages_read_through_the_bands_are_the_reference_order(
         index._ranked.clear()
         deep = [hit.skill.id for hit in index.search(query, tags)[30:45]]
         assert deep == reference_order(index, query, tags)[30:45], (query, tags)
-    print(band_ends, calls)
     assert calls["settled"] > 0
     if band_ends[0] == 1:
         assert calls["unsettled"] > 0
@@ -101,7 +104,8 @@ def test_best_members_are_those_of_a_plain_sort_or_none(generated: list[SkillEnt
         heads = [scoreheads.head_of(index.text, term.stem) for term in terms]
         for among in (list(range(size)), list(range(3, size, 7)), [1, 2]):
             for wanted in (wanted for wanted in (1, 2, 12, 41) if wanted < len(among)):
-                found = scoreheads.best_members(heads, bitmap(among, size), wanted, size, totals_of(index, terms))
+                bits = bitmap(among, size)
+                found = scoreheads.best_members(heads, bits, wanted, size, totals_of(index, terms))
                 if found is not None:  # else the class is listed whole
                     settled += 1
                     assert found == plain_best(index.text, terms, among, wanted), (text, wanted)
@@ -157,7 +161,8 @@ def test_a_wanted_member_scoring_only_as_much_as_an_unread_one_is_not_settled() 
     among = bitmap(range(size), size)
     head = scoreheads.Head(bands=(bitmap([5], size),), below=(7,))
     for score, expected in ((7, None), (8, [5])):
-        found = scoreheads.best_members([head], among, 1, size, lambda positions, s=score: [s] * len(positions))
+        found = scoreheads.best_members([head], among, 1, size, lambda read, s=score: [s] * len(read))
         assert found == expected
     # Every member read: settled whatever the bound.
-    assert scoreheads.best_members([head], bitmap([5, 6], size) & bitmap([5], size), 1, size, lambda p: [0] * len(p)) == [5]
+    only = bitmap([5], size)
+    assert scoreheads.best_members([head], only, 1, size, lambda read: [0] * len(read)) == [5]

@@ -42,9 +42,10 @@ def test_a_bitmap_up_to_one_member_per_sparse_bits_is_read_member_by_member(
     from catalog import searchbits
 
     size = 64 * searchbits.SPARSE_BITS
-    positions = [size - 1] + list(range(0, size - 1, 16))[: 63 + extra]
+    positions = [size - 1, *range(0, 16 * (63 + extra), 16)]
     bits = bitmap(positions, size)
-    assert bits.bit_count() * searchbits.SPARSE_BITS == bits.bit_length() + extra * searchbits.SPARSE_BITS
+    sparse = searchbits.SPARSE_BITS
+    assert bits.bit_count() * sparse == bits.bit_length() + extra * sparse
     by_digits: list[int] = []
     real = searchbits._members_by_digits
     monkeypatch.setattr(searchbits, "_members_by_digits", lambda b: by_digits.append(b) or real(b))
