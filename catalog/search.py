@@ -31,7 +31,8 @@ its first PREFIX ranks, one of two ways:
   and every such skill ranks above every skill matching by text only, so only the members
   of the best label classes (exact, tag count, keyword count) that together hold PREFIX
   skills get a text score, read by position from the prepared scores; the other matches
-  are never scored. The count of matches, which the pages' cursors need, is the size of a
+  are never scored. Of a large last class (BANDED_CLASS), only the members read in the
+  terms' score bands, kept per index per stem (catalog.scoreheads), are listed and scored. The count of matches, which the pages' cursors need, is the size of a
   union of bitmaps (catalog.searchbits): the holders of each term's stem in the text, tags
   and keywords, the labels matched whole and the exact
   matches;
