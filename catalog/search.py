@@ -32,10 +32,10 @@ its first PREFIX ranks, one of two ways:
   of the best label classes (exact, tag count, keyword count) that together hold PREFIX
   skills get a text score, read by position from the prepared scores; the other matches
   are never scored. Of a large last class (BANDED_CLASS), only the members read in the
-  terms' score bands, kept per index per stem (catalog.scoreheads), are listed and scored. The count of matches, which the pages' cursors need, is the size of a
-  union of bitmaps (catalog.searchbits): the holders of each term's stem in the text, tags
-  and keywords, the labels matched whole and the exact
-  matches;
+  terms' score bands, kept per index per stem (catalog.scoreheads), are listed and scored.
+  The count of matches, which the pages' cursors need, is the size of a union of bitmaps
+  (catalog.searchbits): the holders of each term's stem in the text, tags and keywords, the
+  labels matched whole and the exact matches;
 - else by every match: the keys of all of them (a sum of prepared integers), the PREFIX
   smallest picked without sorting them all, and kept (8 bytes a match) so a deeper page
   picks more the same way.
