@@ -31,10 +31,11 @@ its first PREFIX ranks, one of two ways:
   and every such skill ranks above every skill matching by text only, so only the members
   of the best label classes (exact, tag count, keyword count) that together hold PREFIX
   skills get a text score, read by position from the prepared scores; the other matches
-  are never scored. The count of matches, which the pages' cursors need, is the size of a
-  union of bitmaps (catalog.searchbits): the holders of each term's stem in the text, tags
-  and keywords, the labels matched whole and the exact
-  matches;
+  are never scored. Of a large last class (BANDED_CLASS), only the members read in the
+  terms' score bands, kept per index per stem (catalog.scoreheads), are listed and scored.
+  The count of matches, which the pages' cursors need, is the size of a union of bitmaps
+  (catalog.searchbits): the holders of each term's stem in the text, tags and keywords, the
+  labels matched whole and the exact matches;
 - else by every match: the keys of all of them (a sum of prepared integers), the PREFIX
   smallest picked without sorting them all, and kept (8 bytes a match) so a deeper page
   picks more the same way.
@@ -52,10 +53,12 @@ from array import array
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import pairwise, repeat
 from operator import add, mul, rshift, sub
 
 from catalog.entries import SkillEntry
+from catalog.scoreheads import BANDED_CLASS, ScoreHeads, best_members
 from catalog.searchbits import bitmap, count_slices, counted_exactly
 from catalog.searchbits import members as members_of
 from catalog.searchhits import SearchHit, SearchResults, earliest_in
@@ -114,6 +117,7 @@ class SearchIndex:
         self._ranked: OrderedDict[tuple[str, tuple[str, ...]], SearchResults] = OrderedDict()
         # The earliest word with each stem in a hit's fields, for the excerpts (catalog.searchspans).
         self.spans = EarliestSpans(self.skills, earliest_in)
+        self._heads = ScoreHeads(self.text)  # what the first ranks of a large label class are read through
         self._lock = threading.Lock()
         # Ties are broken by id: a position's place in id order (the identity when the skills
         # come sorted by id, as a snapshot's always do).
@@ -216,7 +220,9 @@ class SearchIndex:
             for tag_count in range(tag_radix - 1, -1, -1):
                 tagged = counted_exactly(tag_slices, tag_count, among) if among else 0
                 for keyword_count in range(keyword_radix - 1, -1, -1) if tagged else ():
-                    found = members_of(tagged & by_keywords[keyword_count])
+                    found = self._class_members(
+                        query, tagged & by_keywords[keyword_count], PREFIX - len(members)
+                    )
                     if found:
                         members.extend(found)
                         label = (exactly * tag_radix + tag_count) * keyword_radix + keyword_count
@@ -228,11 +234,7 @@ class SearchIndex:
             if len(members) >= PREFIX:
                 break
         text = self.text
-        first, *others = query.terms
-        totals: Iterable[int] = map(rshift, text.packed(first.stem, members), repeat(3))
-        for term in others:
-            totals = map(add, totals, map(rshift, text.packed(term.stem, members), repeat(3)))
-        scores = list(totals)
+        scores = self._totals(query.terms, members)
         score_radix = (max(scores) + 1) * size
         # A member's key less its position: its class's part, one product per class, and its score's.
         offsets: list[int] = []
@@ -246,6 +248,27 @@ class SearchIndex:
         if allowed is not None:
             matching &= allowed_bits
         return Ranking(prefix, matching.bit_count(), lambda _: self._rank(query, tags, whole=True).positions)
+
+    def _class_members(self, query: Query, bits: int, wanted: int) -> list[int]:
+        """The members of a label class, or only its `wanted` best when it holds more than
+        that and is large (BANDED_CLASS): picked through the terms' score heads when they
+        settle them (catalog.scoreheads), the others are never listed."""
+        count = bits.bit_count()
+        if wanted < count and BANDED_CLASS <= count:
+            heads = [self._heads.of(term.stem) for term in query.terms]
+            best = best_members(heads, bits, wanted, len(self.skills), partial(self._totals, query.terms))
+            if best is not None:
+                return best
+        return members_of(bits)
+
+    def _totals(self, terms: Sequence[Term], positions: list[int]) -> list[int]:
+        """The text score of each of `positions`: the sum of each term's, read by position."""
+        packed = self.text.packed
+        first, *others = terms
+        totals: Iterable[int] = map(rshift, packed(first.stem, positions), repeat(3))
+        for term in others:
+            totals = map(add, totals, map(rshift, packed(term.stem, positions), repeat(3)))
+        return list(totals)
 
     def _keys(
         self,

@@ -21,9 +21,29 @@ def bitmap(positions: Iterable[int], size: int) -> int:
     return int.from_bytes(mask, "little")
 
 
+# A bitmap with at most one member per SPARSE_BITS bits is read member by member from its top
+# (each step a bit_length and an xor, which shortens the int to the next member); a denser one
+# through bin's digits, whose cost is per bit, not per member (docs/benchmarks.md, "Ranking by
+# score heads, session 6").
+SPARSE_BITS = 32
+
+
 def members(bits: int) -> list[int]:
-    """The positions set in `bits`, highest first, found in C: bin's digits (bit 0 last) cut at
-    each one, each digit's place one more than the last one's plus the zeros between them."""
+    """The positions set in `bits`, highest first."""
+    if bits.bit_count() * SPARSE_BITS <= bits.bit_length():
+        found: list[int] = []
+        append = found.append
+        while bits:
+            top = bits.bit_length() - 1
+            append(top)
+            bits ^= 1 << top
+        return found
+    return _members_by_digits(bits)
+
+
+def _members_by_digits(bits: int) -> list[int]:
+    """members(bits), found in C: bin's digits (bit 0 last) cut at each one, each digit's place
+    one more than the last one's plus the zeros between them."""
     digits = bin(bits)
     gaps = digits.split("1")
     gaps.pop()  # the zeros below the lowest one (or all of them, for no member)

@@ -23,9 +23,9 @@ scores are exact integers: equal for every process and every order of the query'
 import math
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, Sized
+from collections.abc import Callable, Iterable, Sequence, Sized
 from itertools import compress, repeat
-from operator import rshift
+from operator import itemgetter, rshift
 
 from catalog.searchbits import BITMAP_SHARE, bitmap
 from catalog.textwords import token_stem, word_counts
@@ -167,11 +167,15 @@ class TextIndex:
         start, end = self._span(stem)
         return bitmap(self._positions[start:end], self.size)
 
-    def packed(self, stem: str, positions: Iterable[int]) -> Iterator[int]:
+    def packed(self, stem: str, positions: Sequence[int]) -> Iterable[int]:
         """score << 3 | fields of `stem` for each of `positions` (0 where it is not held)."""
         dense = self._dense.get(stem)
         if dense is not None:
-            return map(dense.__getitem__, positions)
+            if len(positions) > 1:
+                # One call reading every slot in C: half the instructions of a map over
+                # dense.__getitem__ (docs/benchmarks.md, "Ranking by score heads, session 6").
+                return itemgetter(*positions)(dense)
+            return [dense[position] for position in positions]
         start, end = self._span(stem)
         pairs = dict(zip(self._positions[start:end], self._packed[start:end], strict=True))
         return map(pairs.get, positions, repeat(0))

@@ -33,3 +33,21 @@ def test_counted_exactly_are_the_skills_exactly_that_many_bitmaps_hold(lists: in
     for count in range(len(sets) + 3):
         expected = [p for p in range(0, size, 3) if sum(p in positions for positions in sets) == count]
         assert members(counted_exactly(slices, count, among)) == expected[::-1], count
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+def test_a_bitmap_up_to_one_member_per_sparse_bits_is_read_member_by_member(
+    extra: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from catalog import searchbits
+
+    size = 64 * searchbits.SPARSE_BITS
+    positions = [size - 1, *range(0, 16 * (63 + extra), 16)]
+    bits = bitmap(positions, size)
+    sparse = searchbits.SPARSE_BITS
+    assert bits.bit_count() * sparse == bits.bit_length() + extra * sparse
+    by_digits: list[int] = []
+    real = searchbits._members_by_digits
+    monkeypatch.setattr(searchbits, "_members_by_digits", lambda b: by_digits.append(b) or real(b))
+    assert members(bits) == sorted(positions, reverse=True)
+    assert by_digits == ([bits] if extra else [])
