@@ -21,3 +21,10 @@ if errors := secret_key_errors() + oauth_configuration_errors():
 from skillsite.request_signals import install  # noqa: E402 - needs the app registry
 
 install()
+
+# What a snapshot's index and search indexes hold is frozen out of the cyclic collector's full
+# collections once built, in the serving process only (catalog/collector.py, docs/benchmarks.md,
+# "The collector under gunicorn, session 6").
+from catalog import collector  # noqa: E402 - after Django's set-up, as the imports above
+
+collector.install()
