@@ -17,6 +17,11 @@ the GIL) on the cold rows' app with one worker and one wrk connection, as bench/
 profiles a row, the samples charged to bench/layers.py's layers with the collector's own
 frames (gc_collect_main and below) a layer of their own: DIR/cold-search.txt and its summary.
 
+--republish N: instead, the registry (bench/gc_app.py around skillsite.wsgi) on a copy of the
+corpus, which gets N one-skill changes (bench.corpus.change_one), each published and then served
+(every operation to every worker, so each builds the new snapshot's indexes): each worker's RSS
+and the objects frozen after each, which must not grow with the publishes.
+
 The machine's load moves the CPU figures; the counts of collections it does not move.
 docs/benchmarks.md, "The collector under gunicorn, session 6 (issue 18)".
 """
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -35,9 +41,10 @@ from bench.cold import cold_operations
 from bench.gc_counters import CENSUS_FILE, FREEZE_FILE, GENERATIONS, STATS_PERIOD_S, THRESHOLD_VARIABLE
 from bench.layers import SERVE_LAYERS
 from bench.load import Operation, operations, run_wrk
+from bench.measure import rss_mb, run_measured
 from bench.profiles import count_samples, py_spy, summarize_collapsed
 from bench.serve import prewarm
-from bench.servers import COLD_APP, TOKEN, launched, product_probe, published_env, wait_ready
+from bench.servers import COLD_APP, TOKEN, launched, manage, product_probe, published_env, wait_ready
 
 GC_APP = "bench.gc_app:application"
 # The collector's C functions, innermost in a native stack: charged to it, not to its caller.
@@ -204,6 +211,35 @@ def profile(args: argparse.Namespace) -> None:
     print(header + "".join(f"  {layer}: {samples.share(layer):.1f}%\n" for layer in sorted(samples.layers)))
 
 
+def republish(args: argparse.Namespace) -> None:
+    work = Path(args.work)
+    repo = work / "repo"
+    if not repo.exists():
+        shutil.copytree(args.corpus, repo, symlinks=True)
+    env = published_env(repo, 0, work)
+    stats = work / "gc-republish"
+    stats.mkdir(exist_ok=True)
+    for stale in stats.iterdir():
+        stale.unlink()
+    corpus = corpus_mod.load(repo)
+    with launched(
+        GC_APP, {**env, "BENCH_GC_STATS_DIR": str(stats)}, work / "gunicorn-republish.log"
+    ) as server:
+        wait_ready(server, product_probe, "registry")
+        for step in range(args.republish + 1):
+            if step:
+                change = corpus_mod.change_one(repo)
+                published = run_measured(manage("publish", change["sha"], "--repo", str(repo)), env, 900)
+                if published.returncode != 0:
+                    raise SystemExit(f"publish failed: {published.stderr[-2000:]}")
+            prewarm(server, operations(corpus), rounds=3)
+            frozen = {pid: one["freeze_count"] for pid, one in settled_stats(stats).items()}
+            rss = {pid: round(rss_mb(pid) or 0, 1) for pid in server.workers()}
+            print(
+                f"  after publish {step}: {server.registry_sha()}  RSS MB {rss}  frozen {frozen}", flush=True
+            )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -222,12 +258,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--threshold", help="gc.set_threshold in each worker, e.g. 7000,10,10")
     parser.add_argument("--json", help="write the rows here too")
+    parser.add_argument("--republish", type=int, help="publishes (1..20) watched instead (see above)")
     parser.add_argument("--profile", help="a directory: py-spy the cold search row instead (see above)")
     args = parser.parse_args(argv)
     if not 0 < args.duration <= 120 or not 1 <= args.runs <= 20:
         parser.error("--duration must be in (0, 120] and --runs 1..20")
     if args.profile:
         profile(args)
+        return 0
+    if args.republish is not None:
+        if not 1 <= args.republish <= 20:
+            parser.error("--republish must be 1..20")
+        republish(args)
         return 0
     rows = measure(args)
     if args.json:

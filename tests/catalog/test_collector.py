@@ -11,8 +11,10 @@ import pytest
 from catalog import collector, index
 from catalog.entries import SnapshotIndex
 from catalog.publishing import publish
+from catalog.search import SearchIndex
 from tests.catalog.publish_support import bump, two_skills
 from tests.support.repos import SkillRepo
+from tests.support.serving_process import serving_process_json
 
 
 class Node:
@@ -70,8 +72,10 @@ def test_frozen_cyclic_garbage_is_collected_by_the_next_settle(installed: None) 
 
 @pytest.mark.django_db
 def test_republished_indexes_are_freed_while_frozen(skill_repo: SkillRepo, installed: None) -> None:
-    """Each publish's index is built and frozen; once the caches drop an old one, reference
-    counting frees it (no cycle keeps it), before any collection."""
+    """Each publish's indexes are built and frozen. Once the caches drop an old snapshot index,
+    reference counting frees it (no cycle keeps it), before any collection; a search index is
+    in a cycle with its remembered rankings (catalog.searchhits), so one dropped after the last
+    settle waits for the next: never more than that one."""
     index.clear_index_cache()
     try:
         publish(skill_repo.root, two_skills(skill_repo))
@@ -80,13 +84,27 @@ def test_republished_indexes_are_freed_while_frozen(skill_repo: SkillRepo, insta
             publish(skill_repo.root, bump(skill_repo, "beta", f"1.{version}.0", f"Beta {version}.\n"))
             view = index.active_view(False)
             assert view is not None
-            view.search_index()
+            assert view.search_index().search("beta")[0].skill.id == "beta"  # a ranking kept, a hit
             shas.append(view.ref.sha)
         del view
         gc.unfreeze()  # gc.get_objects lists the frozen too from here; nothing was collected
         alive = {one.ref.sha for one in gc.get_objects() if isinstance(one, SnapshotIndex)}
+        searched = sum(isinstance(one, SearchIndex) for one in gc.get_objects())
     finally:
         index.clear_index_cache()
 
     assert shas[-1] in alive
     assert alive <= set(shas[-index.INDEX_CACHE_SIZE :])
+    assert searched <= index.SEARCH_CACHE_SIZE + 1
+
+
+def test_the_serving_process_installs_it_and_django_alone_does_not() -> None:
+    script = """
+import json, django
+django.setup()
+from catalog import collector
+alone = collector._installed
+import skillsite.wsgi
+print(json.dumps([alone, collector._installed]))
+"""
+    assert serving_process_json(script, "locmem://") == [False, True]
