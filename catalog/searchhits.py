@@ -62,23 +62,35 @@ class SearchHit:
 
 
 # The earliest word of a field holding one of some stems, as excerpt_of reads that field
-# (catalog.textwords): character offsets, or byte offsets of a fold_stable body's UTF-8.
-Finder = Callable[[int, Collection[str]], "tuple[int, int] | None"]
+# (catalog.textwords): character offsets, or byte offsets of a fold_stable body's UTF-8. The
+# third argument is that field as excerpt_of holds it already (text, or the body's UTF-8), so
+# that a finder searching it never unpacks the body again (docs/benchmarks.md, "The hits of a
+# cold page, the body unpacked once, session 6").
+Finder = Callable[[int, Collection[str], "str | bytes"], "tuple[int, int] | None"]
 
 
-def earliest_in(skill: SkillEntry, field: int, stems: Collection[str]) -> tuple[int, int] | None:
+def earliest_in(
+    skill: SkillEntry, field: int, stems: Collection[str], text: str | bytes | None = None
+) -> tuple[int, int] | None:
     """The earliest word with one of `stems` in the description (field 2) or the body (4) of
-    `skill`, in the offsets its excerpt is cut at."""
-    if field == 4 and skill.instructions_fold_stable:
-        return earliest_with_stem_utf8(skill.instructions_utf8(), stems)
-    # A body that is not fold_stable is decoded here: a SkillEntry keeps it as UTF-8.
-    return earliest_with_stem(skill.description if field == 2 else skill.instructions, stems)
+    `skill`, in the offsets its excerpt is cut at; `text` is that field as excerpt_of reads it
+    (the description, the body, or a fold_stable body's UTF-8), read from `skill` when None."""
+    if text is None:
+        if field == 2:
+            text = skill.description
+        elif skill.instructions_fold_stable:
+            text = skill.instructions_utf8()
+        else:  # a SkillEntry keeps its body as UTF-8: decoded here
+            text = skill.instructions
+    if isinstance(text, bytes):
+        return earliest_with_stem_utf8(text, stems)
+    return earliest_with_stem(text, stems)
 
 
 def excerpt_of(skill: SkillEntry, held: Held, excerpt_chars: int, find: Finder | None = None) -> str:
     """The excerpt of a hit: around the earliest word of the description holding a term, else
-    of the body, else the description's start. `find(field, stems)` gives that word, as
-    earliest_in(skill, field, stems) does (the default)."""
+    of the body, else the description's start. `find(field, stems, text)` gives that word, as
+    earliest_in(skill, field, stems, text) does (the default)."""
     described, bodied = [], []
     for term, fields in held:
         if fields & 2:
@@ -91,17 +103,17 @@ def excerpt_of(skill: SkillEntry, held: Held, excerpt_chars: int, find: Finder |
         text = skill.description
         if len(text) <= excerpt_chars:
             return text
-        return excerpt_at(text, find(2, described), excerpt_chars)
+        return excerpt_at(text, find(2, described, text), excerpt_chars)
     if bodied:
         if skill.instructions_fold_stable:
             data = skill.instructions_utf8()
             if len(data) <= excerpt_chars:  # no more characters than bytes
                 return data.decode("utf-8", "surrogatepass")
-            return excerpt_at_utf8(data, find(4, bodied), excerpt_chars)
+            return excerpt_at_utf8(data, find(4, bodied, data), excerpt_chars)
         text = skill.instructions
         if len(text) <= excerpt_chars:
             return text
-        return excerpt_at(text, find(4, bodied), excerpt_chars)
+        return excerpt_at(text, find(4, bodied, text), excerpt_chars)
     return skill.description[:excerpt_chars]
 
 

@@ -29,8 +29,9 @@ _END = 1 << 32
 _NONE = (1 << 63) - 1
 
 # Finds the earliest word with one of some stems in a field (2 description, 4 body) of a
-# skill: catalog.searchhits.earliest_in.
-Search = Callable[[SkillEntry, int, Collection[str]], "tuple[int, int] | None"]
+# skill, given that field as the caller holds it (text, or a body's UTF-8; read from the skill
+# when None): catalog.searchhits.earliest_in.
+Search = Callable[[SkillEntry, int, Collection[str], "str | bytes | None"], "tuple[int, int] | None"]
 
 
 class EarliestSpans:
@@ -48,10 +49,13 @@ class EarliestSpans:
         self._count = 0  # spans kept, over every (field, stem); changed under the lock only
         self._lock = threading.Lock()
 
-    def earliest(self, position: int, field: int, stems: Collection[str]) -> tuple[int, int] | None:
+    def earliest(
+        self, position: int, field: int, stems: Collection[str], text: str | bytes | None = None
+    ) -> tuple[int, int] | None:
         """The earliest word with one of `stems` in `field` of the skill at `position`, as
-        search(skill, field, stems) finds it: the earliest of each stem's (their starts are
-        distinct: one word, one stem)."""
+        search(skill, field, stems, text) finds it: the earliest of each stem's (their starts
+        are distinct: one word, one stem). `text`, when given, is that field as the caller
+        holds it: every stem missed is searched in it, not in the field read again."""
         best = _NONE
         spans = self._spans
         for wanted in stems:
@@ -63,14 +67,14 @@ class EarliestSpans:
                     if found[at] < best:
                         best = found[at]
                     continue
-            packed = self._find(position, field, wanted)
+            packed = self._find(position, field, wanted, text)
             if packed < best:
                 best = packed
         return None if best == _NONE else divmod(best, _END)
 
-    def _find(self, position: int, field: int, wanted: str) -> int:
+    def _find(self, position: int, field: int, wanted: str, text: str | bytes | None) -> int:
         """The span of `wanted` in `field` at `position`, searched for and kept."""
-        found = self._search(self._skills[position], field, (wanted,))
+        found = self._search(self._skills[position], field, (wanted,), text)
         packed = _NONE if found is None else found[0] * _END + found[1]
         key = (field, wanted)
         with self._lock:

@@ -89,9 +89,11 @@ class _Counted:
     def __init__(self) -> None:
         self.calls = 0
 
-    def __call__(self, entry: SkillEntry, field: int, stems: Collection[str]) -> tuple[int, int] | None:
+    def __call__(
+        self, entry: SkillEntry, field: int, stems: Collection[str], text: str | bytes | None = None
+    ) -> tuple[int, int] | None:
         self.calls += 1
-        found = earliest_in(entry, field, stems)
+        found = earliest_in(entry, field, stems, text)
         threading.Event().wait(0)  # a switch between finding a span and keeping it
         return found
 
@@ -172,3 +174,26 @@ def test_an_excerpt_decodes_its_characters_only_whatever_the_slack(
         found_text = excerpt_at_utf8(data, in_bytes, excerpt_chars)
     # (excerpt_at reads a text longer than the excerpt; a shorter one is its own excerpt)
     assert found_text == (text if len(text) <= excerpt_chars else excerpt_at(text, found, excerpt_chars))
+
+
+def test_a_hits_excerpt_unpacks_its_body_once_whatever_the_stems_missed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every stem the spans miss is searched in the body the excerpt already unpacked."""
+    body = "Some words first, then forms and tests and dying, more " * 8
+    index = SearchIndex(_skills([("nothing here", body), ("nothing either", "x " + body)]))
+    unpacked = 0
+    unpack = SkillEntry.instructions_utf8
+
+    def counted(entry: SkillEntry) -> bytes:
+        nonlocal unpacked
+        unpacked += 1
+        return unpack(entry)
+
+    monkeypatch.setattr(SkillEntry, "instructions_utf8", counted)
+    results = index.search("form test die")
+    assert len(results) == 2
+    for hit in results:
+        held = hit._text_fields()
+        unpacked = 0
+        found = hit.excerpt(40)
+        assert unpacked == 1  # three stems missed, one body unpacked
+        assert found == excerpt_of(hit.skill, held, 40)
