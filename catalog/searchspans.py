@@ -82,7 +82,7 @@ class EarliestSpans:
         found = self._search(self._skills[position], field, missed, text)
         packed = [_NONE if span is None else span[0] * _END + span[1] for span in found]
         with self._lock:
-            for wanted, value in zip(missed, packed, strict=True):
+            for wanted, value in zip(missed, packed):
                 self._keep((field, wanted), position, value)
         return packed
 

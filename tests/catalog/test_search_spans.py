@@ -199,9 +199,7 @@ def test_an_excerpt_decodes_its_characters_only_whatever_the_slack(
     assert found_text == (text if len(text) <= excerpt_chars else excerpt_at(text, found, excerpt_chars))
 
 
-def test_a_hits_excerpt_unpacks_its_body_once_whatever_the_stems_missed(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_hits_excerpt_unpacks_its_body_once_whatever_the_stems_missed(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every stem the spans miss is searched in the body the excerpt already unpacked."""
     body = "Some words first, then forms and tests and dying, more " * 8
     index = SearchIndex(_skills([("nothing here", body), ("nothing either", "x " + body)]))
