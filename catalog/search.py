@@ -61,7 +61,7 @@ from catalog.entries import SkillEntry
 from catalog.scoreheads import BANDED_CLASS, ScoreHeads, best_members
 from catalog.searchbits import bitmap, count_slices, counted_exactly
 from catalog.searchbits import members as members_of
-from catalog.searchhits import SearchHit, SearchResults, earliest_each
+from catalog.searchhits import SearchHit, SearchResults, earliest_in
 from catalog.searchlabels import Labels, freeze_lists
 from catalog.searchquery import Held, Query, Term, normalise, parse_query
 from catalog.searchranking import PREFIX, Ranking, smallest
@@ -116,7 +116,7 @@ class SearchIndex:
         self._by_exact = freeze_lists((skill.id.casefold(), skill.name.casefold()) for skill in self.skills)
         self._ranked: OrderedDict[tuple[str, tuple[str, ...]], SearchResults] = OrderedDict()
         # The earliest word with each stem in a hit's fields, for the excerpts (catalog.searchspans).
-        self.spans = EarliestSpans(self.skills, earliest_each)
+        self.spans = EarliestSpans(self.skills, earliest_in)
         self._heads = ScoreHeads(self.text)  # what the first ranks of a large label class are read through
         self._lock = threading.Lock()
         # Ties are broken by id: a position's place in id order (the identity when the skills

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, overload
 
 from catalog.entries import SkillEntry
 from catalog.searchquery import Held, Query
-from catalog.textwords import earliest_each_with_stem_utf8, earliest_with_stem, earliest_with_stem_utf8
+from catalog.textwords import earliest_with_stem, earliest_with_stem_utf8
 
 if TYPE_CHECKING:  # the index and its rankings make these; only their types are read here
     from catalog.search import Matchers, Ranking, SearchIndex
@@ -76,31 +76,15 @@ def earliest_in(
     `skill`, in the offsets its excerpt is cut at; `text` is that field as excerpt_of reads it
     (the description, the body, or a fold_stable body's UTF-8), read from `skill` when None."""
     if text is None:
-        text = _field_text(skill, field)
+        if field == 2:
+            text = skill.description
+        elif skill.instructions_fold_stable:
+            text = skill.instructions_utf8()
+        else:  # a SkillEntry keeps its body as UTF-8: decoded here
+            text = skill.instructions
     if isinstance(text, bytes):
         return earliest_with_stem_utf8(text, stems)
     return earliest_with_stem(text, stems)
-
-
-def earliest_each(
-    skill: SkillEntry, field: int, stems: Sequence[str], text: str | bytes | None = None
-) -> list[tuple[int, int] | None]:
-    """earliest_in(skill, field, (s,), text) for each stem s of `stems`, in order: the field
-    read once, and a fold_stable body's UTF-8 searched for them all in one pass."""
-    if text is None:
-        text = _field_text(skill, field)
-    if isinstance(text, bytes):
-        return earliest_each_with_stem_utf8(text, stems)
-    return [earliest_with_stem(text, (wanted,)) for wanted in stems]
-
-
-def _field_text(skill: SkillEntry, field: int) -> str | bytes:
-    """The description (field 2) or the body (4) of `skill` as excerpt_of reads it."""
-    if field == 2:
-        return skill.description
-    if skill.instructions_fold_stable:
-        return skill.instructions_utf8()
-    return skill.instructions  # a SkillEntry keeps its body as UTF-8: decoded here
 
 
 def excerpt_of(skill: SkillEntry, held: Held, excerpt_chars: int, find: Finder | None = None) -> str:

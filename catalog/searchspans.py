@@ -28,10 +28,10 @@ EXCERPT_SPANS = 131_072
 _END = 1 << 32
 _NONE = (1 << 63) - 1
 
-# Finds the earliest word with each of some stems in a field (2 description, 4 body) of a
-# skill, in order, given that field as the caller holds it (text, or a body's UTF-8; read from
-# the skill when None): catalog.searchhits.earliest_each.
-Search = Callable[[SkillEntry, int, Sequence[str], "str | bytes | None"], "list[tuple[int, int] | None]"]
+# Finds the earliest word with one of some stems in a field (2 description, 4 body) of a
+# skill, given that field as the caller holds it (text, or a body's UTF-8; read from the skill
+# when None): catalog.searchhits.earliest_in.
+Search = Callable[[SkillEntry, int, Collection[str], "str | bytes | None"], "tuple[int, int] | None"]
 
 
 class EarliestSpans:
@@ -58,7 +58,6 @@ class EarliestSpans:
         holds it: every stem missed is searched in it, not in the field read again."""
         best = _NONE
         spans = self._spans
-        missed: list[str] | None = None
         for wanted in stems:
             kept = spans.get((field, wanted))
             if kept is not None:
@@ -68,38 +67,30 @@ class EarliestSpans:
                     if found[at] < best:
                         best = found[at]
                     continue
-            if missed is None:
-                missed = []
-            missed.append(wanted)
-        if missed is not None:  # every stem missed, searched for together
-            for packed in self._find(position, field, missed, text):
-                if packed < best:
-                    best = packed
+            packed = self._find(position, field, wanted, text)
+            if packed < best:
+                best = packed
         return None if best == _NONE else divmod(best, _END)
 
-    def _find(self, position: int, field: int, missed: list[str], text: str | bytes | None) -> list[int]:
-        """The span of each of `missed` in `field` at `position`, searched for and kept."""
-        found = self._search(self._skills[position], field, missed, text)
-        packed = [_NONE if span is None else span[0] * _END + span[1] for span in found]
+    def _find(self, position: int, field: int, wanted: str, text: str | bytes | None) -> int:
+        """The span of `wanted` in `field` at `position`, searched for and kept."""
+        found = self._search(self._skills[position], field, (wanted,), text)
+        packed = _NONE if found is None else found[0] * _END + found[1]
+        key = (field, wanted)
         with self._lock:
-            for wanted, value in zip(missed, packed):
-                self._keep((field, wanted), position, value)
+            if self._count >= EXCERPT_SPANS:
+                self._spans = {}
+                self._count = 0
+            positions, spans = self._spans.get(key) or (array("i"), array("q"))
+            at = bisect_left(positions, position)
+            if at < len(positions) and positions[at] == position:
+                return packed  # another thread kept it meanwhile
+            positions, spans = array("i", positions), array("q", spans)
+            positions.insert(at, position)
+            spans.insert(at, packed)
+            self._spans[key] = (positions, spans)
+            self._count += 1
         return packed
-
-    def _keep(self, key: tuple[int, str], position: int, value: int) -> None:
-        """Keeps one span (under the lock): new arrays, never those published."""
-        if self._count >= EXCERPT_SPANS:
-            self._spans = {}
-            self._count = 0
-        positions, spans = self._spans.get(key) or (array("i"), array("q"))
-        at = bisect_left(positions, position)
-        if at < len(positions) and positions[at] == position:
-            return  # another thread kept it meanwhile
-        positions, spans = array("i", positions), array("q", spans)
-        positions.insert(at, position)
-        spans.insert(at, value)
-        self._spans[key] = (positions, spans)
-        self._count += 1
 
     def __len__(self) -> int:
         """Spans kept (for measurements and tests)."""

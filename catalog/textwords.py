@@ -235,40 +235,10 @@ def earliest_with_stem_utf8(data: bytes, stems: Collection[str]) -> tuple[int, i
     return None
 
 
-def earliest_each_with_stem_utf8(data: bytes, stems: Collection[str]) -> list[tuple[int, int] | None]:
-    """earliest_with_stem_utf8(data, (s,)) for each stem s of `stems`, in order, in one pass:
-    the pieces are those each search reads (they depend on `data` alone), each lower-cased
-    once for every stem still looked for (docs/benchmarks.md, "The hits of a cold page, the
-    body unpacked once, session 6")."""
-    left = {wanted: stem_prefix(wanted).encode("utf-8", "surrogatepass") for wanted in stems}
-    found: dict[str, tuple[int, int] | None] = dict.fromkeys(stems)
-    start, size = 0, 4 * _FIRST_PIECE  # as earliest_with_stem_utf8
-    while start < len(data) and left:
-        end = min(start + size, len(data))
-        if end < len(data):
-            end = _match(_UTF8_RUN, data, end).end()
-        piece = data[start:end].lower()
-        for wanted, prefix in list(left.items()):
-            span = _earliest_in_utf8_piece(data, start, end, (wanted,), (prefix,), piece)
-            if span is not None:
-                found[wanted] = span
-                del left[wanted]
-        start, size = end, size * 2
-    return [found[wanted] for wanted in stems]
-
-
 def _earliest_in_utf8_piece(
-    data: bytes,
-    first: int,
-    last: int,
-    stems: Collection[str],
-    prefixes: Iterable[bytes],
-    piece: bytes | None = None,
+    data: bytes, first: int, last: int, stems: Collection[str], prefixes: Iterable[bytes]
 ) -> tuple[int, int] | None:
-    """The earliest word with one of `stems` in data[first:last]; `piece` is that lower-cased
-    when the caller has it."""
-    if piece is None:
-        piece = data[first:last].lower()
+    piece = data[first:last].lower()
     pattern = _word_pattern()
     best: tuple[int, int] | None = None
     for prefix in prefixes:

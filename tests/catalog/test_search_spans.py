@@ -5,7 +5,7 @@ threads sharing it never see a wrong span."""
 import random
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from itertools import combinations
 from unittest.mock import patch
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from catalog import searchhits, searchspans
 from catalog.entries import SkillEntry
 from catalog.search import SearchIndex
-from catalog.searchhits import earliest_each, earliest_in, excerpt_at, excerpt_at_utf8, excerpt_of
+from catalog.searchhits import earliest_in, excerpt_at, excerpt_at_utf8, excerpt_of
 from catalog.searchspans import EarliestSpans
 from catalog.textwords import spans, stem
 from tests.catalog.search_support import skill
@@ -40,36 +40,13 @@ def _skills(bodies: list[tuple[str, str]]) -> list[SkillEntry]:
 @given(st.lists(st.tuples(texts, texts), min_size=1, max_size=6))
 def test_the_earliest_of_a_set_of_stems_is_the_earliest_of_each_stems(bodies: list[tuple[str, str]]) -> None:
     skills = _skills(bodies)
-    spans = EarliestSpans(skills, earliest_each)
+    spans = EarliestSpans(skills, earliest_in)
     for _ in range(2):  # found, then read back
         for position, entry in enumerate(skills):
             for field in (2, 4):
-                for size in (3, 2, 1):  # sets first, before their stems are kept alone
+                for size in (1, 2, 3):
                     for stems in combinations(STEMS, size):
                         assert spans.earliest(position, field, stems) == earliest_in(entry, field, stems)
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.tuples(texts, texts), st.integers(1, 600))
-def test_each_stems_earliest_in_one_pass_is_each_ones_alone(fields: tuple[str, str], repeat: int) -> None:
-    """earliest_each reads the field once (a body searched for every stem at once, over
-    pieces of several sizes when it is long) and finds what earliest_in finds for each stem."""
-    entry = _skills([(fields[0], fields[1] * (repeat // 20 + 1))])[0]
-    for field in (2, 4):
-        for size in (1, 2, 3, 4):
-            for stems in combinations(STEMS, size):
-                alone = [earliest_in(entry, field, (wanted,)) for wanted in stems]
-                assert earliest_each(entry, field, list(stems)) == alone
-                assert earliest_each(entry, field, [*stems, stems[0]]) == [*alone, alone[0]]
-
-
-def test_each_stems_earliest_of_a_long_body_is_in_the_first_piece_holding_it() -> None:
-    """A stem found in a piece is no longer looked for in the next ones; one not found yet is."""
-    body = "tests and forms " * 200 + "dying " + "tests " * 400  # pieces of 1, 2, 4 KB...
-    entry = _skills([("x", body)])[0]
-    wanted = [stem("test"), stem("die"), stem("format")]
-    assert earliest_each(entry, 4, wanted) == [(0, 5), (3200, 3205), None]
-    assert earliest_each(entry, 4, wanted) == [earliest_in(entry, 4, (found,)) for found in wanted]
 
 
 @settings(max_examples=150, deadline=None)
@@ -92,7 +69,7 @@ def test_excerpts_through_the_index_are_the_ones_worked_out_directly(
 def test_the_spans_start_again_past_their_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(searchspans, "EXCERPT_SPANS", 4)
     skills = _skills([("tests and forms", "dying forms"), ("forms", "tests die")])
-    spans = EarliestSpans(skills, earliest_each)
+    spans = EarliestSpans(skills, earliest_in)
     wanted = [(0, 2, stem("test")), (0, 4, stem("form")), (1, 2, stem("form")), (1, 4, stem("die"))]
     for count, (position, field, found) in enumerate(wanted, 1):
         assert spans.earliest(position, field, (found,)) == earliest_in(skills[position], field, (found,))
@@ -107,16 +84,16 @@ def test_the_spans_start_again_past_their_bound(monkeypatch: pytest.MonkeyPatch)
 
 
 class _Counted:
-    """earliest_each, counting its calls and letting other threads run in the middle."""
+    """earliest_in, counting its calls and letting other threads run in the middle."""
 
     def __init__(self) -> None:
         self.calls = 0
 
     def __call__(
-        self, entry: SkillEntry, field: int, stems: Sequence[str], text: str | bytes | None = None
-    ) -> list[tuple[int, int] | None]:
+        self, entry: SkillEntry, field: int, stems: Collection[str], text: str | bytes | None = None
+    ) -> tuple[int, int] | None:
         self.calls += 1
-        found = earliest_each(entry, field, stems, text)
+        found = earliest_in(entry, field, stems, text)
         threading.Event().wait(0)  # a switch between finding a span and keeping it
         return found
 
@@ -163,7 +140,7 @@ def test_threads_sharing_the_spans_read_only_right_ones(monkeypatch: pytest.Monk
 def test_a_stems_arrays_are_never_changed_once_published() -> None:
     """What lets readers go without the lock: a new span makes new arrays."""
     skills = _skills([("forms", "x"), ("tests", "y"), ("test forms", "z")])
-    spans = EarliestSpans(skills, earliest_each)
+    spans = EarliestSpans(skills, earliest_in)
     spans.earliest(1, 2, (stem("test"),))
     positions, found = spans._spans[(2, stem("test"))]
     before = (positions.tolist(), found.tolist())
