@@ -370,16 +370,35 @@ _RESULT_TAIL = {False: b',"isError":false}', True: b',"isError":true}'}
 def _call_tool_result(ref: SnapshotRef | None, fields: Fields, *, is_error: bool) -> Utf8Json:
     """structuredContent is encoded once in both forms and used twice: as the object, and as
     the text of the one content item."""
-    registry = (
-        ("api_version", API_VERSION),
-        ("registry_sha", ref.sha if ref is not None else None),
-        ("published_at", ref.published_at.isoformat() if ref is not None else None),
-    )
-    json_chunks, text_chunks = spliced.chunks(b"{", _spliced_runs(dict(chain(registry, fields))), b"}")
+    parts = [_registry_members(ref), *_spliced_runs(dict(fields))]
+    json_chunks, text_chunks = spliced.chunks(b"{", parts, b"}")
     # One join: the page or the file's text is copied once, into the answer.
     return Utf8Json(
         b"".join((_RESULT_HEAD, *text_chunks, _RESULT_STRUCTURED, *json_chunks, _RESULT_TAIL[is_error]))
     )
+
+
+# The registry's members of a result, per snapshot named (None before the first publish): the
+# active one, and the few a worker answers for while a publish turns over. Emptied when full.
+REGISTRY_MEMO_SIZE = 8
+_registry_memo: dict[SnapshotRef | None, spliced.Part] = {}
+
+
+def _registry_members(ref: SnapshotRef | None) -> spliced.Part:
+    """`"api_version":...,"registry_sha":...,"published_at":...` in both forms, kept: the same
+    bytes for every answer from one snapshot (docs/benchmarks.md "The floor of a cold search,
+    session 6")."""
+    part = _registry_memo.get(ref)
+    if part is None:
+        registry = {
+            "api_version": API_VERSION,
+            "registry_sha": ref.sha if ref is not None else None,
+            "published_at": ref.published_at.isoformat() if ref is not None else None,
+        }
+        if len(_registry_memo) >= REGISTRY_MEMO_SIZE:
+            _registry_memo.clear()
+        part = _registry_memo[ref] = spliced.inner(spliced.plain(registry))
+    return part
 
 
 def _spliced_runs(values: dict[str, Any]) -> list[spliced.Part]:
