@@ -10,7 +10,8 @@ import pytest
 from mcpapi.jsonrpc import LONG_DIGITS, MalformedMessage, loads, parse_message
 
 BODIES = [
-    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"skills_search","arguments":{"query":"a b"}}}',
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call",'
+    b'"params":{"name":"skills_search","arguments":{"query":"a b"}}}',
     b'{"jsonrpc":"2.0","id":"x","method":"ping"}',
     b' {"a" : [1 , 2.5, -0, -0.0, 1e5, 1E-400, true, false, null]} ',
     b'{"a":1,"a":2,"b":3}',  # a repeated key: the last value, at the first place
@@ -32,7 +33,10 @@ BODIES = [
     '{"a": "b"}'.encode("utf-32"),
     b"[" * 200 + b"]" * 200,
     # integers at and past 64 bits, as ids
-    *(b'{"id":%d}' % number for number in (2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63), -(2**63) - 1, 10**30)),
+    *(
+        b'{"id":%d}' % number
+        for number in (2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63), -(2**63) - 1, 10**30)
+    ),
     b'{"id":"%s"}' % (b"1" * 40),
 ]
 

@@ -30,7 +30,10 @@ SCHEMA: dict[str, Any] = {
         ({"query": "a", "tags": ["x", 2]}, "tool: 'tags'[1] must be a string."),
         ({"query": "a", "tags": ["x", "y", "z"]}, "tool: 'tags' must hold at most 2 items."),
         ({"query": "a", "grid": [[1], [2, "3"]]}, "tool: 'grid'[1][1] must be an integer."),
-        ({"query": "a", "it's": 1}, "tool: unknown argument \"it's\" (the arguments are 'query', 'limit', 'tags', 'grid')."),
+        (
+            {"query": "a", "it's": 1},
+            "tool: unknown argument \"it's\" (the arguments are 'query', 'limit', 'tags', 'grid').",
+        ),
         ({"limit": 2}, "tool: 'query' is required."),
     ],
 )

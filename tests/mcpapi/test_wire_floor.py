@@ -36,7 +36,7 @@ EXCERPTS = [
     "\x00\x1f\x7f controls",
     "é — “curly” 🎉 \u2028 \u2029",
     "a lone \ud800 surrogate",
-    "\\\"",
+    '\\"',
     "",
 ]
 
@@ -77,7 +77,10 @@ def test_the_registry_members_are_kept_within_their_bound() -> None:
         expected = dumps_text(structured)
         answer = wire.tool_result(ref, [("n", 1)]).data  # type: ignore[arg-type]
         assert answer == json_utf8(
-            '{"content":[{"type":"text","text":' + string_text(expected) + '}],"structuredContent":'
-            + expected + ',"isError":false}'
+            '{"content":[{"type":"text","text":'
+            + string_text(expected)
+            + '}],"structuredContent":'
+            + expected
+            + ',"isError":false}'
         )
         assert len(wire._registry_memo) <= wire.REGISTRY_MEMO_SIZE
