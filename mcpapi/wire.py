@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import Any, NewType, TypeVar
 
+import orjson
+
 from catalog.index import FileEntry, SkillEntry, SnapshotIndex, SnapshotRef, SnapshotView
 from catalog.report import OmittedFile
 from catalog.search import SearchHit
@@ -143,7 +145,9 @@ def search_results(view: SnapshotView, hits: Iterable[SearchHit], excerpt_chars:
     search, session 6"). A page's hits share few lists of reasons (the query's terms), each
     encoded once."""
     memo = _memo(view)
-    reasons_json: dict[tuple[tuple[str, str], ...], Spliced] = {}
+    # Per list of reasons: `,"match_reasons":[...],"excerpt":` in both forms, the text's with
+    # the excerpt string's opening quote (`\"`), so that a hit is four pieces a form.
+    between: dict[tuple[tuple[str, str], ...], Spliced] = {}
     json_pieces: list[Buffer] = [b"["]
     text_pieces: list[Buffer] = [b"["]
     size = 2
@@ -151,23 +155,47 @@ def search_results(view: SnapshotView, hits: Iterable[SearchHit], excerpt_chars:
     for hit in hits:
         head = memo.get(hit.skill.id) or _metadata_head(memo, hit.skill)
         reasons = tuple(hit.match_reasons())
-        encoded_reasons = reasons_json.get(reasons)
-        if encoded_reasons is None:
-            encoded_reasons = reasons_json[reasons] = spliced.plain(
-                [{"rule": rule, "term": term} for rule, term in reasons]
-            )
-        excerpt = spliced.plain(hit.excerpt(excerpt_chars))
+        middle = between.get(reasons)
+        if middle is None:
+            middle = between[reasons] = _between(reasons)
+        excerpt, excerpt_text = _excerpt(hit.excerpt(excerpt_chars))
         # The rule of fitted_array: the result's bytes and its comma, the closing brace included.
-        size += len(head.json) + len(encoded_reasons.json) + len(excerpt.json) + _TAIL_BYTES + 1
+        size += len(head.json) + len(middle.json) + len(excerpt) + 2
         if size > PAGE_ITEM_BYTES and count:
             break
-        json_pieces += (head.json, _REASONS.json, encoded_reasons.json, _EXCERPT.json, excerpt.json, b"},")
-        text_pieces += (head.text, _REASONS.text, encoded_reasons.text, _EXCERPT.text, excerpt.text, b"},")
+        json_pieces += (head.json, middle.json, excerpt, b"},")
+        text_pieces += (head.text, middle.text, excerpt_text, _EXCERPT_CLOSED)
         count += 1
     if not count:
         return Pieces([b"[]"], [b"[]"]), 0
-    json_pieces[-1] = text_pieces[-1] = b"}]"
+    json_pieces[-1] = b"}]"
+    text_pieces[-1] = _EXCERPT_LAST
     return Pieces(json_pieces, text_pieces), count
+
+
+def _between(reasons: tuple[tuple[str, str], ...]) -> Spliced:
+    """What stands between a result's metadata and its excerpt's characters, in both forms."""
+    encoded = spliced.plain([{"rule": rule, "term": term} for rule, term in reasons])
+    return Spliced(
+        b"".join((_REASONS.json, encoded.json, _EXCERPT.json)),
+        b"".join((_REASONS.text, encoded.text, _EXCERPT.text, _QUOTE_TEXT)),
+    )
+
+
+def _excerpt(excerpt: str) -> tuple[bytes, Buffer]:
+    """The excerpt's JSON string, and its characters as they stand in the text form, without
+    the quotes. orjson escapes a quote as `\"`, so JSON with no backslash has no quote inside
+    either: escaped again, it is its own characters (no replace, no Spliced object,
+    docs/benchmarks.md "The floor of a cold search, session 6"). Otherwise its backslashes and
+    quotes are escaped, as spliced.plain does; a lone surrogate goes through spliced.plain."""
+    try:
+        encoded = orjson.dumps(excerpt)
+    except TypeError:  # json's text, as spliced.plain writes it
+        both = spliced.plain(excerpt)
+        return bytes(both.json), bytes(both.text)[2:-2]
+    if b"\\" not in encoded:
+        return encoded, encoded[1:-1]
+    return encoded, encoded[1:-1].replace(b"\\", b"\\\\").replace(b'"', b'\\"')
 
 
 def _after_members(key: str) -> Spliced:
@@ -178,7 +206,9 @@ def _after_members(key: str) -> Spliced:
 
 _REASONS = _after_members("match_reasons")
 _EXCERPT = _after_members("excerpt")
-_TAIL_BYTES = len(_REASONS.json) + len(_EXCERPT.json) + 1  # and the closing brace
+_QUOTE_TEXT = b'\\"'  # a string's quote in the text form
+_EXCERPT_CLOSED = _QUOTE_TEXT + b"},"
+_EXCERPT_LAST = _QUOTE_TEXT + b"}]"
 
 
 def fitted_array(items: Iterable[RawJson], budget: int = PAGE_ITEM_BYTES) -> tuple[RawJson, int]:
@@ -340,16 +370,35 @@ _RESULT_TAIL = {False: b',"isError":false}', True: b',"isError":true}'}
 def _call_tool_result(ref: SnapshotRef | None, fields: Fields, *, is_error: bool) -> Utf8Json:
     """structuredContent is encoded once in both forms and used twice: as the object, and as
     the text of the one content item."""
-    registry = (
-        ("api_version", API_VERSION),
-        ("registry_sha", ref.sha if ref is not None else None),
-        ("published_at", ref.published_at.isoformat() if ref is not None else None),
-    )
-    json_chunks, text_chunks = spliced.chunks(b"{", _spliced_runs(dict(chain(registry, fields))), b"}")
+    parts = [_registry_members(ref), *_spliced_runs(dict(fields))]
+    json_chunks, text_chunks = spliced.chunks(b"{", parts, b"}")
     # One join: the page or the file's text is copied once, into the answer.
     return Utf8Json(
         b"".join((_RESULT_HEAD, *text_chunks, _RESULT_STRUCTURED, *json_chunks, _RESULT_TAIL[is_error]))
     )
+
+
+# The registry's members of a result, per snapshot named (None before the first publish): the
+# active one, and the few a worker answers for while a publish turns over. Emptied when full.
+REGISTRY_MEMO_SIZE = 8
+_registry_memo: dict[SnapshotRef | None, spliced.Part] = {}
+
+
+def _registry_members(ref: SnapshotRef | None) -> spliced.Part:
+    """`"api_version":...,"registry_sha":...,"published_at":...` in both forms, kept: the same
+    bytes for every answer from one snapshot (docs/benchmarks.md "The floor of a cold search,
+    session 6")."""
+    part = _registry_memo.get(ref)
+    if part is None:
+        registry = {
+            "api_version": API_VERSION,
+            "registry_sha": ref.sha if ref is not None else None,
+            "published_at": ref.published_at.isoformat() if ref is not None else None,
+        }
+        if len(_registry_memo) >= REGISTRY_MEMO_SIZE:
+            _registry_memo.clear()
+        part = _registry_memo[ref] = spliced.inner(spliced.plain(registry))
+    return part
 
 
 def _spliced_runs(values: dict[str, Any]) -> list[spliced.Part]:

@@ -2,6 +2,7 @@
 (sign_object / unsign_object), its HMAC key worked out once per secret: every cursor handed out
 before stays valid, and a key rotation (SECRET_KEY_FALLBACKS) is honoured."""
 
+import base64
 import hashlib
 
 import pytest
@@ -105,3 +106,22 @@ def test_a_cursor_of_another_revision_is_stale_and_of_another_query_invalid() ->
         cursors.decode(django_cursor(3, revision="d" * 40), REVISION, QUERY)
     with pytest.raises(cursors.InvalidCursor):
         cursors.decode(django_cursor(3, query="e" * 24), REVISION, QUERY)
+
+
+@pytest.mark.parametrize("length", [0, 1, 55, 56, 63, 64, 65, 119, 128, 1000])
+@pytest.mark.parametrize("secret", ["s", "é" * 80, b"\x00\xff" * 40])
+def test_the_signature_is_the_hmac_of_signers_key(length: int, secret: str | bytes) -> None:
+    # The HMAC worked out from the kept padded-key states, against hmac's own, across SHA-256's
+    # block edges, for a short secret, a long one and bytes (Signer's key is their digest).
+    value = bytes(range(256))[:length] * (1 + length // 256)
+    value = value[:length]
+    key = signing.salted_hmac(cursors._SALT + "signer", value, secret, algorithm="sha256").digest()
+    assert base64.urlsafe_b64decode(cursors._signature(value, secret) + b"=") == key
+
+
+def test_a_cursor_changed_in_any_character_is_refused() -> None:
+    made = cursors.encode(REVISION, QUERY, 7)
+    for at in range(len(made)):
+        changed = made[:at] + ("A" if made[at] != "A" else "B") + made[at + 1 :]
+        with pytest.raises(cursors.InvalidCursor):
+            cursors.decode(changed, REVISION, QUERY)
