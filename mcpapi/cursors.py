@@ -11,7 +11,7 @@ ours but from another revision (StaleCursor), and ours for another query
 import base64
 import functools
 import hashlib
-import hmac  # compare_digest
+import hmac
 import json
 from typing import Any
 
@@ -109,30 +109,12 @@ def decode(cursor: str, revision: str, query: str) -> int:
 _SIGNER_SALT = (_SALT + "signer").encode()
 
 
-# HMAC-SHA256 (RFC 2104) is SHA-256(key ^ opad, SHA-256(key ^ ipad, message)): the two states
-# after the padded key are kept per secret and copied per cursor, four C calls where
-# hmac.HMAC's copy, update and digest are Python methods around them (~40 % of the signature,
-# docs/benchmarks.md "The floor of a cold search, session 6"). The bytes are HMAC's
-# (tests/mcpapi/test_cursors.py compares with Django's salted_hmac and with Signer).
-_SHA256_BLOCK = 64
-_IPAD = bytes(0x36 for _ in range(_SHA256_BLOCK))
-_OPAD = bytes(0x5C for _ in range(_SHA256_BLOCK))
-
-
 @functools.lru_cache(maxsize=8)  # SECRET_KEY and its fallbacks
-def _keyed(secret: str | bytes) -> tuple["hashlib._Hash", "hashlib._Hash"]:
-    # Signer's key, 32 bytes: shorter than a block, so it is padded with zeros (never hashed).
-    key = hashlib.sha256(_SIGNER_SALT + force_bytes(secret)).digest().ljust(_SHA256_BLOCK, b"\0")
-    return (
-        hashlib.sha256(bytes(k ^ pad for k, pad in zip(key, _IPAD, strict=True))),
-        hashlib.sha256(bytes(k ^ pad for k, pad in zip(key, _OPAD, strict=True))),
-    )
+def _keyed(secret: str | bytes) -> "hmac.HMAC":
+    return hmac.new(hashlib.sha256(_SIGNER_SALT + force_bytes(secret)).digest(), digestmod=hashlib.sha256)
 
 
 def _signature(value: bytes, secret: str | bytes) -> bytes:
-    inner_keyed, outer_keyed = _keyed(secret)
-    inner = inner_keyed.copy()
-    inner.update(value)
-    outer = outer_keyed.copy()
-    outer.update(inner.digest())
-    return base64.urlsafe_b64encode(outer.digest()).rstrip(b"=")
+    mac = _keyed(secret).copy()
+    mac.update(value)
+    return base64.urlsafe_b64encode(mac.digest()).rstrip(b"=")
