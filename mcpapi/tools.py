@@ -18,7 +18,7 @@ from catalog.index import SkillEntry, SnapshotRef, SnapshotView
 from catalog.paths import is_well_formed_path
 from catalog.search import normalise
 from catalog.textwords import words
-from mcpapi import cursors, wire
+from mcpapi import call_results, cursors, wire
 from mcpapi.answer_size import PAGE_ITEM_BYTES
 from mcpapi.jsonrpc import InvalidParams, RawJson, Utf8Json, dumps_text
 from mcpapi.paginate import Page, Paginator
@@ -231,7 +231,7 @@ def tool_list(limits: Bounds) -> RawJson:
     return RawJson(dumps_text({"tools": [tool.spec.definition(limits) for tool in TOOLS.values()]}))
 
 
-REGISTRY_EMPTY_RESULT = wire.tool_error(
+REGISTRY_EMPTY_RESULT = call_results.tool_error(
     None, {"code": REGISTRY_EMPTY, "message": "Nothing has been published to this registry yet."}
 )
 
@@ -256,8 +256,8 @@ def call(tool: Tool, arguments: dict[str, Any], view: SnapshotView | None) -> Ut
             raise _revision_unavailable(view.ref, f"Revision {args['revision']!r} is not available")
         fields = tool.handler(args, view)
     except ToolError as error:
-        return wire.tool_error(ref, error.as_dict())
-    return wire.tool_result(view.ref, fields)
+        return call_results.tool_error(ref, error.as_dict())
+    return call_results.tool_result(view.ref, fields)
 
 
 def _checked(tool: Tool, arguments: dict[str, Any], limits: Bounds) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from catalog.index import SnapshotRef
-from mcpapi import spliced, wire
+from mcpapi import call_results, spliced, wire
 from mcpapi.jsonrpc import RawJson, Utf8Json, dumps_text, json_utf8, string_text
 from mcpapi.spliced import Spliced
 
@@ -130,15 +130,17 @@ def test_a_tool_result_spliced_from_pieces_is_the_one_encoded_whole() -> None:
         "text": EVERY_CODE_POINT[:5000] + "\ud800",
         "next": None,
     }
-    result = wire.tool_result(REF, fields)
+    result = call_results.tool_result(REF, fields)
     assert type(result) is Utf8Json
     assert result.data == reference_result(structured)
     error = {"code": "X", "message": AWKWARD}
-    assert wire.tool_error(REF, error).data == reference_result({**registry, "error": error}, is_error=True)
+    assert call_results.tool_error(REF, error).data == reference_result(
+        {**registry, "error": error}, is_error=True
+    )
 
 
 def test_members_added_to_an_encoded_result_are_those_of_the_whole() -> None:
-    result = wire.tool_result(REF, [("n", "—")])
+    result = call_results.tool_result(REF, [("n", "—")])
     added = wire.with_members(result, [("resultType", "complete"), ("_meta", {"k": AWKWARD})])
     assert type(added) is Utf8Json
     members = [("resultType", "complete"), ("_meta", {"k": AWKWARD})]

@@ -11,7 +11,7 @@ import pytest
 
 from catalog.index import FileEntry, SkillEntry, SnapshotIndex, SnapshotRef, SnapshotView
 from catalog.search import SearchIndex
-from mcpapi import cursors, wire
+from mcpapi import call_results, cursors, wire
 from mcpapi.jsonrpc import (
     RawJson,
     dumps_text,
@@ -156,7 +156,7 @@ def test_the_metadata_memo_lives_as_long_as_its_index() -> None:
 
 
 def test_a_tool_result_carries_its_structured_content_twice_and_the_registry_fields() -> None:
-    result = json.loads(wire.tool_result(REF, [("n", 1), ("listed", RawJson("[]"))]).data)
+    result = json.loads(call_results.tool_result(REF, [("n", 1), ("listed", RawJson("[]"))]).data)
     structured = {
         "api_version": wire.API_VERSION,
         "registry_sha": REF.sha,
@@ -169,7 +169,7 @@ def test_a_tool_result_carries_its_structured_content_twice_and_the_registry_fie
         "structuredContent": structured,
         "isError": False,
     }
-    empty = json.loads(wire.tool_error(None, {"code": "REGISTRY_EMPTY", "message": "m"}).data)
+    empty = json.loads(call_results.tool_error(None, {"code": "REGISTRY_EMPTY", "message": "m"}).data)
     assert empty["isError"] is True
     assert empty["structuredContent"] == {
         "api_version": wire.API_VERSION,

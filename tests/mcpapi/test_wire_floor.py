@@ -10,7 +10,7 @@ import pytest
 
 from catalog.index import SkillEntry, SnapshotRef
 from catalog.search import SearchHit
-from mcpapi import wire
+from mcpapi import call_results, wire
 from mcpapi.jsonrpc import dumps_text, json_utf8, string_text
 from tests.mcpapi.test_wire import REF, skill, view_of
 
@@ -65,7 +65,7 @@ def test_a_search_page_is_its_json_and_that_json_escaped(excerpt: str) -> None:
 def test_the_registry_members_are_kept_within_their_bound() -> None:
     refs = [
         SnapshotRef(f"{number:040x}", REF.published_at + timedelta(seconds=number))
-        for number in range(wire.REGISTRY_MEMO_SIZE + 3)
+        for number in range(call_results.REGISTRY_MEMO_SIZE + 3)
     ]
     for ref in [*refs, None, *refs]:
         structured = {
@@ -75,7 +75,7 @@ def test_the_registry_members_are_kept_within_their_bound() -> None:
             "n": 1,
         }
         expected = dumps_text(structured)
-        answer = wire.tool_result(ref, [("n", 1)]).data  # type: ignore[arg-type]
+        answer = call_results.tool_result(ref, [("n", 1)]).data  # type: ignore[arg-type]
         assert answer == json_utf8(
             '{"content":[{"type":"text","text":'
             + string_text(expected)
@@ -83,4 +83,4 @@ def test_the_registry_members_are_kept_within_their_bound() -> None:
             + expected
             + ',"isError":false}'
         )
-        assert len(wire._registry_memo) <= wire.REGISTRY_MEMO_SIZE
+        assert len(call_results._registry_memo) <= call_results.REGISTRY_MEMO_SIZE
