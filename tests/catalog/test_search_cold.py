@@ -224,3 +224,16 @@ def test_the_smallest_keys_are_those_of_a_sort(count: int) -> None:
     keys = [(7919 * n) % 1000 - 500 for n in range(100)]
     assert searchranking.smallest(iter(keys), count) == sorted(keys)[:count]
     assert searchranking.smallest(array("q", keys), count) == sorted(keys)[:count]
+
+
+def test_keys_at_most_sorted_share_times_the_count_are_sorted_and_more_are_heaped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    heaped: list[int] = []
+    real = searchranking.heapq.heapify
+    monkeypatch.setattr(searchranking.heapq, "heapify", lambda heap: (heaped.append(len(heap)), real(heap)))
+    share = searchranking.SORTED_SHARE
+    for extra in (0, 1):
+        keys = [(7919 * n) % 1000 - 500 for n in range(share * 10 + extra)]
+        assert searchranking.smallest(keys, 10) == sorted(keys)[:10]
+    assert heaped == [share * 10 + 1]
