@@ -29,9 +29,10 @@ its first PREFIX ranks, one of two ways:
   every query): the first three components come from the label postings alone (each class
   a bitmap, from the counts as bit slices, catalog.searchbits), the skills matching by text
   only the last class (all three 0), so only the members of the best classes (exact, tag
-  count, keyword count) that together hold PREFIX skills get a text score, read by position from the prepared scores; the other matches
-  are never scored. Of a large last class (BANDED_CLASS), only the members read in the
-  terms' score bands, kept per index per stem (catalog.scoreheads), are listed and scored.
+  count, keyword count) that together hold PREFIX skills get a text score, read by
+  position from the prepared scores; the other matches are never scored. Of a large last
+  class (BANDED_CLASS), only the members read in the terms' score bands, kept per index
+  per stem (catalog.scoreheads), are listed and scored.
   The count of matches, which the pages' cursors need, is the size of a union of bitmaps
   (catalog.searchbits): the holders of each term's stem in the text, tags and keywords, the
   labels matched whole and the exact matches;

@@ -184,7 +184,7 @@ def test_a_query_of_fewer_label_matches_than_the_prefix_ranks_its_text_matches_a
         monkeypatch.setattr(search_module, "BANDED_CLASS", banded)
         index = SearchIndex(generated)
         few = []
-        for query, tags in some_queries(generated, 200, 47) + [("zzzz qqqq", ()), ("workflow", ())]:
+        for query, tags in [*some_queries(generated, 200, 47), ("zzzz qqqq", ()), ("workflow", ())]:
             parsed = parse_query(query)
             if not parsed.terms:
                 continue
