@@ -223,13 +223,14 @@ class SearchIndex:
         keyword_slices = count_slices(keyword_bits)
         by_keywords = [counted_exactly(keyword_slices, count, labelled) for count in range(keyword_radix)]
         members: list[int] = []
+        known: list[int] = []  # the scores of the last members, when the bands read them
         labels: list[tuple[int, int]] = []  # each class taken, best first, and its member count
         for exactly in (1, 0):
             among = labelled & exact_bits if exactly else labelled & ~exact_bits
             for tag_count in range(tag_radix - 1, -1, -1):
                 tagged = counted_exactly(tag_slices, tag_count, among) if among else 0
                 for keyword_count in range(keyword_radix - 1, -1, -1) if tagged else ():
-                    found = self._class_members(
+                    found, known = self._class_members(
                         query, tagged & by_keywords[keyword_count], PREFIX - len(members)
                     )
                     if found:
@@ -242,7 +243,7 @@ class SearchIndex:
                     break
             if len(members) >= PREFIX:
                 break
-        scores = self._totals(query.terms, members)
+        scores = self._totals(query.terms, members[: len(members) - len(known)]) + known
         score_radix = (max(scores) + 1) * size
         # A member's key less its position: its class's part, one product per class, and its score's.
         offsets: list[int] = []
@@ -252,17 +253,19 @@ class SearchIndex:
         prefix = array("i", [key % size for key in smallest(keys, PREFIX)])
         return Ranking(prefix, matching.bit_count(), lambda _: self._rank(query, tags, whole=True).positions)
 
-    def _class_members(self, query: Query, bits: int, wanted: int) -> list[int]:
+    def _class_members(self, query: Query, bits: int, wanted: int) -> tuple[list[int], list[int]]:
         """The members of a label class, or only its `wanted` best when it holds more than
         that and is large (BANDED_CLASS): picked through the terms' score heads when they
-        settle them (catalog.scoreheads), the others are never listed."""
+        settle them (catalog.scoreheads), the others are never listed; and the scores of
+        those the bands read (else none: the class is the last, so only its can be known)."""
         count = bits.bit_count()
         if wanted < count and BANDED_CLASS <= count:
             heads = [self._heads.of(term.stem) for term in query.terms]
-            best = best_members(heads, bits, wanted, len(self.skills), partial(self._totals, query.terms))
+            size = len(self.skills)
+            best = best_members(heads, bits, wanted, size, partial(self._totals, query.terms))
             if best is not None:
-                return best
-        return members_of(bits)
+                return [key % size for key in best], [-(key // size) for key in best]
+        return members_of(bits), []
 
     def _totals(self, terms: Sequence[Term], positions: list[int]) -> list[int]:
         """The text score of each of `positions`: the sum of each term's, read by position."""
