@@ -109,9 +109,10 @@ class ScoreHeads:
 def best_members(
     heads: Sequence[Head], among: int, wanted: int, size: int, totals: Callable[[list[int]], Sequence[int]]
 ) -> list[int] | None:
-    """The `wanted` members of the bitmap `among` of highest text score, then lowest position,
-    best first, each term's bands in `heads` (`totals`: the text score of each of a list of
-    positions); None when the kept bands do not settle them."""
+    """The keys (position - score * size, ascending) of the `wanted` members of the bitmap
+    `among` of highest text score, then lowest position, each term's bands in `heads`
+    (`totals`: the text score of each of a list of positions), so their scores need not be
+    read again; None when the kept bands do not settle them."""
     left = among
     keys: list[int] = []  # each member read: position - score * size, smaller first
     for band in range(len(BAND_ENDS)):
@@ -129,5 +130,6 @@ def best_members(
             bound = sum(head.past(band) for head in heads)
             # Strictly more than any unread member scores (a tie would go by position).
             if not left or keys[wanted - 1] < -bound * size:
-                return [key % size for key in keys[:wanted]]
+                del keys[wanted:]
+                return keys
     return None

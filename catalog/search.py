@@ -25,14 +25,14 @@ rarer one), so a query never seen before costs no float arithmetic. Each match's
 one integer key packing the whole order (SearchIndex._keys). A first ranking works out only
 its first PREFIX ranks, one of two ways:
 
-- by labels, when the skills matching by exact id or name, a tag or a keyword are at least
-  PREFIX (nearly every query of topic words): the first three components come from the label
-  postings alone (each class a bitmap, from the counts as bit slices, catalog.searchbits),
-  and every such skill ranks above every skill matching by text only, so only the members
-  of the best label classes (exact, tag count, keyword count) that together hold PREFIX
-  skills get a text score, read by position from the prepared scores; the other matches
-  are never scored. Of a large last class (BANDED_CLASS), only the members read in the
-  terms' score bands, kept per index per stem (catalog.scoreheads), are listed and scored.
+- by labels, when the query has at most LABEL_PASSES label postings by classes (nearly
+  every query): the first three components come from the label postings alone (each class
+  a bitmap, from the counts as bit slices, catalog.searchbits), the skills matching by text
+  only the last class (all three 0), so only the members of the best classes (exact, tag
+  count, keyword count) that together hold PREFIX skills get a text score, read by
+  position from the prepared scores; the other matches are never scored. Of a large last
+  class (BANDED_CLASS), only the members read in the terms' score bands, kept per index
+  per stem (catalog.scoreheads), are listed and scored.
   The count of matches, which the pages' cursors need, is the size of a union of bitmaps
   (catalog.searchbits): the holders of each term's stem in the text, tags and keywords, the
   labels matched whole and the exact matches;
@@ -185,10 +185,9 @@ class SearchIndex:
     def _by_labels(
         self, query: Query, tags: Sequence[str], exact: set[int], allowed: set[int] | None
     ) -> "Ranking | None":
-        """The first PREFIX ranks when the skills matching by exact id or name, a tag or a
-        keyword are at least that many (else None): the first three components are worked
-        out from the label postings alone, and those skills rank above every skill matching
-        by text only, so only the best classes of them, by (exact, tag count, keyword
+        """The first PREFIX ranks (None past LABEL_PASSES): the first three components are
+        worked out from the label postings alone, the skills matching by text only are the
+        last class (all three 0), so only the best classes, by (exact, tag count, keyword
         count), that hold PREFIX skills need a text score. The rest of the ranking is worked
         out whole when a deeper page is read; the count of matches is a union of bitmaps."""
         tag_bits = self._tags.bitmaps(query)
@@ -202,11 +201,21 @@ class SearchIndex:
         labelled = exact_bits
         for bits in tag_bits + keyword_bits:
             labelled |= bits
+        text = self.text
+        matching = labelled
+        for term in query.terms:
+            matching |= text.holders(term.stem)
         if allowed is not None:
             allowed_bits = bitmap(allowed, size)
             labelled &= allowed_bits
+            matching &= allowed_bits
         if labelled.bit_count() < PREFIX:
-            return None
+            # Too few labelled matches: the text-only ones are one more class, the last
+            # (exact 0, tag count 0, keyword count 0), read like the others (docs/benchmarks.md,
+            # "A cold query's fixed work, session 6").
+            labelled = matching
+            if not matching:
+                return Ranking(array("i"), 0)
         # Each class, (exact, tag count, keyword count) packed in one integer as the keys pack
         # it, is a bitmap: the counts as bit slices, a class the skills with exactly its counts.
         # Best first, the classes that hold the first PREFIX members: their members and no others.
@@ -214,13 +223,14 @@ class SearchIndex:
         keyword_slices = count_slices(keyword_bits)
         by_keywords = [counted_exactly(keyword_slices, count, labelled) for count in range(keyword_radix)]
         members: list[int] = []
+        known: list[int] = []  # the scores of the last members, when the bands read them
         labels: list[tuple[int, int]] = []  # each class taken, best first, and its member count
         for exactly in (1, 0):
             among = labelled & exact_bits if exactly else labelled & ~exact_bits
             for tag_count in range(tag_radix - 1, -1, -1):
                 tagged = counted_exactly(tag_slices, tag_count, among) if among else 0
                 for keyword_count in range(keyword_radix - 1, -1, -1) if tagged else ():
-                    found = self._class_members(
+                    found, known = self._class_members(
                         query, tagged & by_keywords[keyword_count], PREFIX - len(members)
                     )
                     if found:
@@ -233,8 +243,7 @@ class SearchIndex:
                     break
             if len(members) >= PREFIX:
                 break
-        text = self.text
-        scores = self._totals(query.terms, members)
+        scores = self._totals(query.terms, members[: len(members) - len(known)]) + known
         score_radix = (max(scores) + 1) * size
         # A member's key less its position: its class's part, one product per class, and its score's.
         offsets: list[int] = []
@@ -242,24 +251,21 @@ class SearchIndex:
             offsets.extend(repeat(label * score_radix, count))
         keys = map(sub, members, map(add, offsets, map(mul, scores, repeat(size))))
         prefix = array("i", [key % size for key in smallest(keys, PREFIX)])
-        matching = labelled
-        for term in query.terms:
-            matching |= text.holders(term.stem)
-        if allowed is not None:
-            matching &= allowed_bits
         return Ranking(prefix, matching.bit_count(), lambda _: self._rank(query, tags, whole=True).positions)
 
-    def _class_members(self, query: Query, bits: int, wanted: int) -> list[int]:
+    def _class_members(self, query: Query, bits: int, wanted: int) -> tuple[list[int], list[int]]:
         """The members of a label class, or only its `wanted` best when it holds more than
         that and is large (BANDED_CLASS): picked through the terms' score heads when they
-        settle them (catalog.scoreheads), the others are never listed."""
+        settle them (catalog.scoreheads), the others are never listed; and the scores of
+        those the bands read (else none: the class is the last, so only its can be known)."""
         count = bits.bit_count()
         if wanted < count and BANDED_CLASS <= count:
             heads = [self._heads.of(term.stem) for term in query.terms]
-            best = best_members(heads, bits, wanted, len(self.skills), partial(self._totals, query.terms))
+            size = len(self.skills)
+            best = best_members(heads, bits, wanted, size, partial(self._totals, query.terms))
             if best is not None:
-                return best
-        return members_of(bits)
+                return [key % size for key in best], [-(key // size) for key in best]
+        return members_of(bits), []
 
     def _totals(self, terms: Sequence[Term], positions: list[int]) -> list[int]:
         """The text score of each of `positions`: the sum of each term's, read by position."""

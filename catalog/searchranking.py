@@ -11,6 +11,10 @@ from catalog.searchhits import KEPT_HITS
 # Ranks a first ranking works out (the rest when a deeper page is read): the kept hits and
 # the one past them, which tells the page of KEPT_HITS whether more follow.
 PREFIX = KEPT_HITS + 1
+# At most this many times `count` keys are sorted whole rather than heaped: below it a sort
+# (in C, a few compares a key) costs less than heapify and `count` pops, each a call
+# (docs/benchmarks.md, "A cold query's fixed work, session 6").
+SORTED_SHARE = 3
 
 
 def smallest(keys: Iterable[int], count: int) -> list[int]:
@@ -19,8 +23,9 @@ def smallest(keys: Iterable[int], count: int) -> list[int]:
     a third of its instructions at 200 keys to four fifths at 6,000 (docs/benchmarks.md, "Cold
     search at 0.4 ×, session 5")."""
     heap = list(keys)
-    if count >= len(heap):
+    if len(heap) <= SORTED_SHARE * count:
         heap.sort()
+        del heap[count:]
         return heap
     heapq.heapify(heap)
     pop = heapq.heappop

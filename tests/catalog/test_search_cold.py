@@ -13,6 +13,7 @@ from catalog import search as search_module
 from catalog import searchlabels, searchranking, textindex
 from catalog.entries import SkillEntry
 from catalog.search import SearchIndex, parse_query
+from catalog.searchbits import bitmap
 
 
 def reference_order(index: SearchIndex, query: str, tags: tuple[str, ...]) -> list[str]:
@@ -148,7 +149,9 @@ def test_skills_given_out_of_id_order_rank_by_id_all_the_same(generated: list[Sk
 def test_deeper_pages_picked_a_few_at_a_time_are_the_reference_order(
     generated: list[SkillEntry], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A first ranking of 3 ranks: reading on picks 12, 48, ... smallest keys, then sorts them all.
+    # A first ranking of 3 ranks: reading on picks 12, 48, ... smallest keys, then sorts them all
+    # (every query ranks every match, the path that keeps keys).
+    monkeypatch.setattr(search_module, "LABEL_PASSES", -1)
     monkeypatch.setattr(search_module, "PREFIX", 3)
     monkeypatch.setattr(searchranking, "PREFIX", 3)
     index = SearchIndex(generated)
@@ -162,10 +165,44 @@ def test_deeper_pages_picked_a_few_at_a_time_are_the_reference_order(
 def test_a_ranking_whose_keys_are_not_kept_ranks_again_for_a_deeper_page(
     generated: list[SkillEntry], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Every key is below 0, so none is kept: reading past the prefix ranks the query again.
+    # Every key is below 0, so none is kept: reading past the prefix ranks the query again
+    # (every query ranks every match, the path that keeps keys).
+    monkeypatch.setattr(search_module, "LABEL_PASSES", -1)
     monkeypatch.setattr(search_module, "KEPT_KEY_MIN", 0)
     index = SearchIndex(generated)
     assert_pages_are_the_reference_order(index, some_queries(generated, 60, 13), 20)
+
+
+def test_a_query_of_fewer_label_matches_than_the_prefix_ranks_its_text_matches_as_the_last_class(
+    generated: list[SkillEntry], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A first ranking of 12 ranks: the skills matching by text only are the last class (exact,
+    # tag and keyword count 0), listed whole or read through the bands (BANDED_CLASS 1).
+    monkeypatch.setattr(search_module, "PREFIX", 12)
+    monkeypatch.setattr(searchranking, "PREFIX", 12)
+    for banded in (1, 1 << 30):
+        monkeypatch.setattr(search_module, "BANDED_CLASS", banded)
+        index = SearchIndex(generated)
+        few = []
+        for query, tags in [*some_queries(generated, 200, 47), ("zzzz qqqq", ()), ("workflow", ())]:
+            parsed = parse_query(query)
+            if not parsed.terms:
+                continue
+            labelled = index._tags.holders(parsed) | index._keywords.holders(parsed)
+            if (labelled | bitmap(index._by_exact.get(parsed.whole, ()), len(generated))).bit_count() >= 12:
+                continue
+            few.append((query, tags))
+            # Ranked by labels all the same, not by every match's key, its first ranks all known.
+            ranking = index._by_labels(parsed, tags, set(), index._tagged(tags))
+            assert ranking is not None, query
+            assert len(ranking.positions) == min(12, ranking.count), query
+        assert len(few) >= 20
+        assert ("zzzz qqqq", ()) in few and len(index.search("zzzz qqqq")) == 0
+        assert_pages_are_the_reference_order(index, few, 12)
+        for query, tags in few[::3]:
+            index._ranked.clear()
+            deep = [hit.skill.id for hit in index.search(query, tags)[20:40]]
+            assert deep == reference_order(index, query, tags)[20:40], (query, tags)
 
 
 def test_a_query_of_more_label_postings_than_label_passes_ranks_every_match(
@@ -187,3 +224,16 @@ def test_the_smallest_keys_are_those_of_a_sort(count: int) -> None:
     keys = [(7919 * n) % 1000 - 500 for n in range(100)]
     assert searchranking.smallest(iter(keys), count) == sorted(keys)[:count]
     assert searchranking.smallest(array("q", keys), count) == sorted(keys)[:count]
+
+
+def test_keys_at_most_sorted_share_times_the_count_are_sorted_and_more_are_heaped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    heaped: list[int] = []
+    real = searchranking.heapq.heapify
+    monkeypatch.setattr(searchranking.heapq, "heapify", lambda heap: (heaped.append(len(heap)), real(heap)))
+    share = searchranking.SORTED_SHARE
+    for extra in (0, 1):
+        keys = [(7919 * n) % 1000 - 500 for n in range(share * 10 + extra)]
+        assert searchranking.smallest(keys, 10) == sorted(keys)[:10]
+    assert heaped == [share * 10 + 1]

@@ -82,16 +82,17 @@ def test_a_class_of_banded_class_members_is_read_through_the_bands_and_one_fewer
     for count, banded in ((40, 1), (39, 0)):
         before = dict(calls)
         among = list(range(0, 2 * count, 2))
-        found = index._class_members(query, bitmap(among, len(generated)), 10)
+        found, scores = index._class_members(query, bitmap(among, len(generated)), 10)
         assert sum(calls.values()) - sum(before.values()) == banded
         if banded and calls["settled"] > before["settled"]:
             assert found == plain_best(index.text, query.terms, among, 10)
+            assert scores == index._totals(query.terms, found)  # read in the bands, kept
         else:
-            assert sorted(found) == among
+            assert sorted(found) == among and scores == []
     # A class of no more members than wanted is listed whole.
     made = sum(calls.values())
-    found = index._class_members(query, bitmap(range(50), len(generated)), 50)
-    assert sorted(found) == list(range(50)) and sum(calls.values()) == made
+    found, scores = index._class_members(query, bitmap(range(50), len(generated)), 50)
+    assert sorted(found) == list(range(50)) and sum(calls.values()) == made and scores == []
     assert calls["settled"] == 1  # the class of 40 was settled by its bands
 
 
@@ -108,7 +109,10 @@ def test_best_members_are_those_of_a_plain_sort_or_none(generated: list[SkillEnt
                 found = scoreheads.best_members(heads, bits, wanted, size, totals_of(index, terms))
                 if found is not None:  # else the class is listed whole
                     settled += 1
-                    assert found == plain_best(index.text, terms, among, wanted), (text, wanted)
+                    positions = [key % size for key in found]
+                    assert positions == plain_best(index.text, terms, among, wanted), (text, wanted)
+                    scores = [-(key // size) for key in found]
+                    assert scores == index._totals(terms, positions), (text, wanted)
     assert settled >= 12
 
 
@@ -160,9 +164,9 @@ def test_a_wanted_member_scoring_only_as_much_as_an_unread_one_is_not_settled() 
     size = 10
     among = bitmap(range(size), size)
     head = scoreheads.Head(bands=(bitmap([5], size),), below=(7,))
-    for score, expected in ((7, None), (8, [5])):
+    for score, expected in ((7, None), (8, [5 - 8 * size])):
         found = scoreheads.best_members([head], among, 1, size, lambda read, s=score: [s] * len(read))
         assert found == expected
     # Every member read: settled whatever the bound.
     only = bitmap([5], size)
-    assert scoreheads.best_members([head], only, 1, size, lambda read: [0] * len(read)) == [5]
+    assert scoreheads.best_members([head], only, 1, size, lambda read: [0] * len(read)) == [5]  # score 0
