@@ -117,14 +117,6 @@ def excerpt_of(skill: SkillEntry, held: Held, excerpt_chars: int, find: Finder |
     return skill.description[:excerpt_chars]
 
 
-def excerpt_around(text: str, stems: Collection[str], excerpt_chars: int) -> str:
-    """At most `excerpt_chars` characters of `text`, centred on its earliest word with one of
-    `stems` (the start of `text` when none has)."""
-    if len(text) <= excerpt_chars:
-        return text
-    return excerpt_at(text, earliest_with_stem(text, stems), excerpt_chars)
-
-
 def excerpt_at(text: str, found: tuple[int, int] | None, excerpt_chars: int) -> str:
     """At most `excerpt_chars` characters of `text`, longer than that, centred on the word at
     `found` (the start of `text` when None)."""
@@ -133,15 +125,6 @@ def excerpt_at(text: str, found: tuple[int, int] | None, excerpt_chars: int) -> 
     centre = (found[0] + found[1]) // 2
     first = min(max(0, centre - excerpt_chars // 2), len(text) - excerpt_chars)
     return text[first : first + excerpt_chars]
-
-
-def excerpt_around_utf8(data: bytes, stems: Collection[str], excerpt_chars: int) -> str:
-    """excerpt_around of the fold_stable text whose UTF-8 is `data`, decoding only what lies
-    before the word found and the excerpt's length after it (at most 4 bytes a character),
-    not the whole text (docs/benchmarks.md, "Excerpts, session 5")."""
-    if len(data) <= excerpt_chars:  # no more characters than bytes
-        return data.decode("utf-8", "surrogatepass")
-    return excerpt_at_utf8(data, earliest_with_stem_utf8(data, stems), excerpt_chars)
 
 
 # Bytes decoded beyond an excerpt's length in characters on each side of its word, for the

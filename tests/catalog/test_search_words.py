@@ -2,6 +2,7 @@
 
 import re
 from collections import Counter
+from collections.abc import Collection
 from pathlib import Path
 from unittest.mock import patch
 
@@ -10,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from catalog import textwords
-from catalog.searchhits import excerpt_around, excerpt_around_utf8
+from catalog.searchhits import excerpt_at, excerpt_at_utf8
 from catalog.textwords import (
     STOP_WORDS,
     earliest_with_stem,
@@ -24,6 +25,22 @@ from catalog.textwords import (
     word_counts,
     words,
 )
+
+
+def excerpt_around(text: str, stems: Collection[str], excerpt_chars: int) -> str:
+    """The text path's excerpt: at most `excerpt_chars` characters of `text` centred on its
+    earliest word with one of `stems`, as catalog.searchhits.excerpt_of cuts a field."""
+    if len(text) <= excerpt_chars:
+        return text
+    return excerpt_at(text, earliest_with_stem(text, stems), excerpt_chars)
+
+
+def excerpt_around_utf8(data: bytes, stems: Collection[str], excerpt_chars: int) -> str:
+    """The byte path's excerpt of the fold_stable text whose UTF-8 is `data`."""
+    if len(data) <= excerpt_chars:  # no more characters than bytes
+        return data.decode("utf-8", "surrogatepass")
+    return excerpt_at_utf8(data, earliest_with_stem_utf8(data, stems), excerpt_chars)
+
 
 CORPUS = Path(__file__).resolve().parents[2] / "bench" / "search" / "corpus"
 
